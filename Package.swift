@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "HybridKit",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "HybridCore", targets: ["HybridCore"]),
+        .library(name: "HybridGTK", targets: ["HybridGTK"]),
+        .library(name: "HybridWK", targets: ["HybridWK"]),
+        .executable(name: "hybrid", targets: ["hybrid"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        // Engine-free logic: the port, the bridge, and the JS runtime it injects.
+        .target(
+            name: "HybridCore",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            resources: [.copy("Resources/js"), .copy("Resources/types")]
+        ),
+        // WebKitGTK's C API, through pkg-config.
+        .systemLibrary(
+            name: "CWebKitGTK",
+            pkgConfig: "webkit2gtk-4.1",
+            providers: [.apt(["libwebkit2gtk-4.1-dev"])]
+        ),
+        // The WebKitGTK adapter: implements the port on the GTK thread.
+        .target(
+            name: "HybridGTK",
+            dependencies: [
+                "HybridCore", "CWebKitGTK",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The WKWebView adapter (Apple platforms only; compiles to nothing elsewhere).
+        .target(name: "HybridWK", dependencies: ["HybridCore"]),
+        // Demo pages, the test HTTP server and the benchmark harness shared by the CLI and the tests.
+        .target(
+            name: "HybridTour",
+            dependencies: [
+                "HybridCore", "HybridGTK",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Pages")]
+        ),
+        .executableTarget(
+            name: "hybrid",
+            dependencies: [
+                "HybridCore", "HybridGTK", "HybridTour",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore"]),
+        .testTarget(
+            name: "HybridGTKTests",
+            dependencies: ["HybridCore", "HybridGTK", "HybridTour"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

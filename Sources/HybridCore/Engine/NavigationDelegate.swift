@@ -1,0 +1,71 @@
+import Foundation
+
+/// A navigation the page or the user started, before the engine commits to it.
+public struct NavigationAction: Sendable {
+    public enum Kind: Sendable, Equatable { case linkActivated, formSubmitted, backForward, reload, formResubmitted, other }
+
+    public var request: EngineRequest
+    public var kind: Kind
+    public var isMainFrame: Bool
+    /// The page asked for a new window (`target=_blank`, `window.open`).
+    public var opensNewWindow: Bool
+    public var isUserGesture: Bool
+
+    public init(
+        request: EngineRequest, kind: Kind = .other, isMainFrame: Bool = true, opensNewWindow: Bool = false,
+        isUserGesture: Bool = false
+    ) {
+        self.request = request
+        self.kind = kind
+        self.isMainFrame = isMainFrame
+        self.opensNewWindow = opensNewWindow
+        self.isUserGesture = isUserGesture
+    }
+}
+
+public enum NavigationActionPolicy: Sendable, Equatable { case allow, cancel }
+
+/// A response the engine received for a navigation, before it shows it.
+public struct NavigationResponse: Sendable {
+    public var url: URL
+    public var statusCode: Int
+    public var mimeType: String?
+    public var isMainFrame: Bool
+    public var canShowMIMEType: Bool
+
+    public init(url: URL, statusCode: Int, mimeType: String?, isMainFrame: Bool, canShowMIMEType: Bool) {
+        self.url = url
+        self.statusCode = statusCode
+        self.mimeType = mimeType
+        self.isMainFrame = isMainFrame
+        self.canShowMIMEType = canShowMIMEType
+    }
+}
+
+public enum NavigationResponsePolicy: Sendable, Equatable { case allow, cancel, download }
+
+/// Hears about a web view's navigations. Called on the engine's executor; every method has a default.
+public protocol NavigationDelegate: AnyObject, Sendable {
+    func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy
+    func decidePolicy(for response: NavigationResponse) -> NavigationResponsePolicy
+    func didStartNavigation(to url: URL?)
+    /// The main frame committed to a new document: scripts of the old one will not run again.
+    func didCommitNavigation(to url: URL?)
+    func didFinishNavigation(to url: URL?)
+    func didFailNavigation(to url: URL?, error: String)
+    func webProcessDidTerminate(reason: WebProcessTerminationReason)
+}
+
+public enum WebProcessTerminationReason: Sendable, Equatable { case crashed, exceededMemoryLimit, terminatedByAPI }
+
+extension NavigationDelegate {
+    public func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy { .allow }
+    public func decidePolicy(for response: NavigationResponse) -> NavigationResponsePolicy {
+        response.canShowMIMEType ? .allow : .download
+    }
+    public func didStartNavigation(to url: URL?) {}
+    public func didCommitNavigation(to url: URL?) {}
+    public func didFinishNavigation(to url: URL?) {}
+    public func didFailNavigation(to url: URL?, error: String) {}
+    public func webProcessDidTerminate(reason: WebProcessTerminationReason) {}
+}

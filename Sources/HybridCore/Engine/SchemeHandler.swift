@@ -1,0 +1,58 @@
+import Foundation
+
+/// Serves requests for a custom URL scheme (WKURLSchemeHandler, `webkit_web_context_register_uri_scheme`).
+/// Called on the engine's executor.
+public protocol SchemeHandler: AnyObject, Sendable {
+    func start(_ task: any SchemeTask)
+    /// The engine no longer wants the response (navigation away, view closed). Stop sending to `task`.
+    func stop(_ task: any SchemeTask)
+}
+
+/// The head of a response to a scheme request.
+public struct SchemeResponse: Sendable, Equatable {
+    public var statusCode: Int
+    public var headers: [String: String]
+    /// The body length when known in advance; `nil` streams until ``SchemeTask/finish()``.
+    public var expectedLength: Int?
+
+    public init(statusCode: Int = 200, headers: [String: String] = [:], expectedLength: Int? = nil) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.expectedLength = expectedLength
+    }
+}
+
+/// One request to a ``SchemeHandler``: read the request, then `respond`, `send` any number of times, `finish`;
+/// or `fail`. Every method must be called on the engine's executor; calls after the task ended are ignored.
+public protocol SchemeTask: AnyObject, Sendable {
+    /// The request, with its body when the engine exposes one.
+    var request: EngineRequest { get }
+    func respond(_ response: SchemeResponse)
+    func send(_ data: Data)
+    func finish()
+    func fail(_ error: SchemeTaskError)
+}
+
+/// Why a scheme task failed, as the page's network stack will report it.
+public enum SchemeTaskError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case forbidden(String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let what): "not found: \(what)"
+        case .forbidden(let why): "forbidden: \(why)"
+        case .failed(let why): "failed: \(why)"
+        }
+    }
+}
+
+extension SchemeTask {
+    /// Sends a whole response at once.
+    public func respond(status: Int = 200, headers: [String: String] = [:], body: Data) {
+        respond(SchemeResponse(statusCode: status, headers: headers, expectedLength: body.count))
+        if !body.isEmpty { send(body) }
+        finish()
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The port: what the core needs from a web view, and nothing more.
+///
+/// Roughly what WKWebView offers. Each engine (WebKitGTK here, WKWebView on Apple platforms) implements it
+/// in a thin adapter that holds no policy. Every requirement must be called on ``executor`` — the thread
+/// that owns the engine (GTK's thread, or the main thread on Apple platforms). Core types that talk to an
+/// engine are actors running on that same executor, so they call the port without hops.
+public protocol WebEngine: AnyObject, Sendable {
+    /// The serial executor that owns the engine. Actors that drive the engine run on it.
+    var executor: UnownedSerialExecutor { get }
+
+    // MARK: Loading
+    func load(_ request: EngineRequest)
+    func loadHTML(_ html: String, baseURL: URL?)
+    func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL)
+    func reload()
+    func stopLoading()
+    var url: URL? { get }
+    var title: String? { get }
+
+    // MARK: Scripts
+    /// Evaluates `script` in the main frame and returns the result as JSON text (`nil` for `undefined`).
+    func evaluateJavaScript(_ script: String) async throws(EngineError) -> String?
+    /// Evaluates `script` in the main frame without waiting for, or converting, its result.
+    /// The cheap form for native→JS messages whose result nobody reads.
+    func evaluateJavaScriptIgnoringResult(_ script: String)
+    func addUserScript(_ script: UserScript)
+    func removeAllUserScripts()
+    /// Registers `handler` under `name` (`window.webkit.messageHandlers[name]` in pages).
+    /// With `replies: true` and an engine that supports it, `postMessage` returns a promise the handler settles.
+    func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool)
+    func removeScriptMessageHandler(name: String)
+    /// Whether ``addScriptMessageHandler(_:name:replies:)`` can deliver replies on this engine.
+    var supportsMessageReplies: Bool { get }
+
+    // MARK: Networking
+    /// Routes requests for `scheme` to `handler`. Engines may require this before the first load.
+    func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError)
+    var cookieStore: any EngineCookieStore { get }
+
+    // MARK: Navigation and lifecycle
+    /// The delegate is held weakly; the engine never keeps its owner alive.
+    var navigationDelegate: (any NavigationDelegate)? { get set }
+    var customUserAgent: String? { get set }
+    /// Kills the web content process (for tests of white-screen recovery and for hosts that need it).
+    func terminateWebProcess()
+    /// A PNG image of what the page shows now.
+    func snapshotPNG() async throws(EngineError) -> Data
+}

@@ -1,0 +1,15 @@
+/// Why the GTK thread could not start.
+public enum GTKRuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No X display could be opened or started.
+    case noDisplay(String)
+    /// `gtk_init_check` failed on the display.
+    case gtkInitFailed(display: String)
+
+    public var description: String {
+        switch self {
+        case .noDisplay(let why): "no display for WebKitGTK: \(why)"
+        case .gtkInitFailed(let display):
+            "GTK could not open display '\(display)'; check that the X server runs and DISPLAY is right"
+        }
+    }
+}
