@@ -1,0 +1,427 @@
+import Foundation
+import Logging
+
+/// The native side of the bridge for one web view: reads page messages, runs module methods, answers,
+/// sends events, and calls JavaScript handlers.
+///
+/// An actor that runs on the engine's own executor (GTK's thread, or the main thread), so it talks to the
+/// engine without hops and synchronous methods answer inline. Results bound for the main frame are batched:
+/// everything produced in one turn of the engine's loop goes out in one evaluation.
+public actor BridgeEngine {
+    public nonisolated let modules: ModuleRegistry
+    /// Shared by the modules of the page (see ``PageContext``).
+    public nonisolated let page: PageContext
+    public nonisolated let configuration: BridgeConfiguration
+
+    private nonisolated let executor: UnownedSerialExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+
+    private weak var engine: (any WebEngine)?
+    private let parser: InboundMessageParser
+    private let logger = Logger(label: "hybrid.bridge")
+    private var isReady: Bool
+    private var isClosed = false
+    /// Documents that said hello before the bridge was ready, answered by ``markReady()``.
+    private var waitingHellos: [(token: String, reply: (any ScriptMessageReply)?)] = []
+    private var calls: [PendingCallKey: PendingCall] = [:]
+    private var outbox: [String] = []
+    private var flushScheduled = false
+    private var jsCalls: [Int: CheckedContinuation<String, any Error>] = [:]
+    private var nextJSCallID = 1
+    private var statistics = BridgeStatistics()
+
+    private struct PendingCallKey: Hashable {
+        let token: String
+        let id: Int
+    }
+
+    private struct PendingCall {
+        let task: Task<Void, Never>
+        let reply: (any ScriptMessageReply)?
+    }
+
+    /// Attaches a bridge to `engine`: registers its message handlers and injects the runtime at document
+    /// start. Call on the engine's executor, before loading the page.
+    public init(
+        engine: any WebEngine, modules: ModuleRegistry = ModuleRegistry(), page: PageContext = PageContext(),
+        configuration: BridgeConfiguration = BridgeConfiguration()
+    ) throws {
+        self.engine = engine
+        self.modules = modules
+        self.page = page
+        self.configuration = configuration
+        self.executor = engine.executor
+        self.parser = InboundMessageParser(limits: configuration.limits)
+        self.isReady = configuration.startsReady
+        let script = try BridgeRuntimeScript.make(
+            configuration: configuration, relaySecret: Self.randomHex(16), runtimeID: Self.randomHex(8))
+        let receiver = MessageReceiver()
+        engine.addUserScript(UserScript(source: script, injectionTime: .documentStart, allFrames: true))
+        engine.addScriptMessageHandler(receiver, name: configuration.handlerName, replies: false)
+        engine.addScriptMessageHandler(receiver, name: configuration.replyHandlerName, replies: engine.supportsMessageReplies)
+        receiver.bridge = self
+    }
+
+    // MARK: Receiving
+
+    /// The handler object registered with the engine. It holds the bridge weakly, so an engine never keeps
+    /// a bridge (and its modules) alive — the message-handler leak of seed 000 §3.5.
+    private final class MessageReceiver: ScriptMessageHandler, @unchecked Sendable {
+        // Written once, before the engine can deliver anything; read on the engine's executor.
+        weak var bridge: BridgeEngine?
+
+        func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+            guard let bridge else {
+                reply?.reject(message: "the bridge is closed")
+                return
+            }
+            bridge.assumeIsolated { $0.receive(message, reply: reply) }
+        }
+    }
+
+    func receive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+        statistics.received += 1
+        guard !isClosed else {
+            reply?.reject(message: "the bridge is closed")
+            return
+        }
+        guard case .string(let text) = message.body else {
+            refuse(InboundMessageError(error: .badMessage("a bridge message must be a string")), reply: reply)
+            return
+        }
+        let inbound: InboundMessage
+        do {
+            inbound = try parser.parse(text)
+        } catch {
+            refuse(error, reply: reply)
+            return
+        }
+        if inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
+            refuse(InboundMessageError(error: .denied(problem), id: inbound.id, token: inbound.token, frame: .main), reply: reply)
+            return
+        }
+        switch inbound.kind {
+        case .hello: hello(token: inbound.token, reply: reply)
+        case .call: call(inbound, reply: reply)
+        case .jsReply: jsReply(inbound)
+        }
+    }
+
+    /// Main-frame messages arrive on the non-reply handler; their claimed origin must be the one of the
+    /// document the engine shows. (A subframe can post there too; this is what stops it from posing as the
+    /// main document of another origin.)
+    private func mainFrameOriginProblem(_ claimed: String) -> String? {
+        guard let url = engine?.url, let actual = Self.origin(of: url) else { return nil }
+        return actual == claimed.lowercased() ? nil : "message claims origin \(claimed) but the page is \(actual)"
+    }
+
+    private func refuse(_ failure: InboundMessageError, reply: (any ScriptMessageReply)?) {
+        statistics.refused += 1
+        logger.debug("refused page message", metadata: ["error": "\(failure.error)"])
+        let message =
+            if let id = failure.id, let token = failure.token {
+                OutboundMessage.failure(token: token, id: id, error: failure.error)
+            } else {
+                OutboundMessage.unattributed(failure.error)
+            }
+        deliver(message, reply: reply, frame: failure.frame ?? .main)
+    }
+
+    private func hello(token: String, reply: (any ScriptMessageReply)?) {
+        guard isReady else {
+            waitingHellos.append((token, reply))
+            return
+        }
+        deliver(OutboundMessage.ready(token: token, catalog: modules.catalog), reply: reply, frame: reply == nil ? .main : .sub)
+    }
+
+    /// Tells pages the native side is ready; their queued calls go out. Only needed with
+    /// ``BridgeConfiguration/startsReady`` false.
+    public func markReady() {
+        guard !isReady else { return }
+        isReady = true
+        let hellos = waitingHellos
+        waitingHellos.removeAll()
+        for hello in hellos { self.hello(token: hello.token, reply: hello.reply) }
+    }
+
+    // MARK: Calls
+
+    private func call(_ inbound: InboundMessage, reply: (any ScriptMessageReply)?) {
+        let key = PendingCallKey(token: inbound.token, id: inbound.id)
+        let target: (module: BridgeModule, name: String, method: BridgeMethod)
+        do {
+            target = try modules.resolve(
+                module: inbound.module, method: inbound.method, origin: inbound.origin,
+                isMainFrame: inbound.frame == .main)
+            guard calls.count < configuration.limits.maxPendingCalls else {
+                throw BridgeError.denied("too many pending calls (limit \(configuration.limits.maxPendingCalls))")
+            }
+            guard calls[key] == nil else { throw BridgeError.badMessage("call id \(inbound.id) is already pending") }
+        } catch {
+            finish(key, frame: inbound.frame, reply: reply, outcome: .failure(error))
+            return
+        }
+        statistics.calls += 1
+        let context = CallContext(
+            module: target.module.name, method: target.name, origin: inbound.origin, originVerified: false,
+            isMainFrame: inbound.frame == .main, page: page, bridge: self)
+        let payload = Substring(inbound.payload).utf8
+        switch (target.method.body, target.module.execution) {
+        case (.sync(let body), .engineThread):
+            finish(key, frame: inbound.frame, reply: reply, outcome: Result { try body(payload, context) })
+        case (.sync(let body), .background):
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout) { @concurrent in
+                try body(payload, context)
+            }
+        case (.async(let body), .engineThread):
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout) { [self] in
+                try await self.runHere(body, payload, context)
+            }
+        case (.async(let body), .background):
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout) { @concurrent in
+                try await body(payload, context)
+            }
+        case (.forward, _):
+            // resolve() follows forwards to the end; reaching one here is a registry bug.
+            finish(key, frame: inbound.frame, reply: reply, outcome: .failure(BridgeError.internalError("unresolved forward")))
+        }
+    }
+
+    /// Runs an async method on the bridge's (the engine's) executor.
+    private func runHere(
+        _ body: @Sendable (Substring.UTF8View, CallContext) async throws -> String, _ payload: Substring.UTF8View,
+        _ context: CallContext
+    ) async throws -> String {
+        try await body(payload, context)
+    }
+
+    private func start(
+        _ key: PendingCallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?, timeout: Duration?,
+        _ work: @escaping @Sendable () async throws -> String
+    ) {
+        let limit = timeout ?? configuration.limits.callTimeout
+        let task = Task { [weak self] in
+            let outcome = await Self.run(work, timeout: limit)
+            await self?.finish(key, frame: frame, reply: reply, outcome: outcome, fromTask: true)
+        }
+        calls[key] = PendingCall(task: task, reply: reply)
+    }
+
+    /// Runs `work`, failing with `timeout` (and cancelling it) when it takes longer than `limit`.
+    private static func run(
+        _ work: @escaping @Sendable () async throws -> String, timeout limit: Duration?
+    ) async -> Result<String, any Error> {
+        @Sendable func attempt() async -> Result<String, any Error> {
+            do { return .success(try await work()) } catch { return .failure(error) }
+        }
+        guard let limit else { return await attempt() }
+        return await withTaskGroup(of: Result<String, any Error>?.self) { group in
+            group.addTask { await attempt() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return Task.isCancelled ? nil : .failure(BridgeError(.timeout, "the native method did not answer within \(limit)"))
+            }
+            var outcome: Result<String, any Error> = .failure(CancellationError())
+            for await candidate in group {
+                guard let candidate else { continue }
+                outcome = candidate
+                break
+            }
+            group.cancelAll()
+            return outcome
+        }
+    }
+
+    private func finish(
+        _ key: PendingCallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?,
+        outcome: Result<String, any Error>, fromTask: Bool = false
+    ) {
+        if fromTask {
+            // A call already failed by navigation or close must not answer again.
+            guard calls.removeValue(forKey: key) != nil else { return }
+        }
+        let message: String
+        switch outcome {
+        case .success(let json):
+            statistics.succeeded += 1
+            message = OutboundMessage.result(token: key.token, id: key.id, json: json)
+        case .failure(let error):
+            statistics.failed += 1
+            message = OutboundMessage.failure(token: key.token, id: key.id, error: pageError(for: error))
+        }
+        deliver(message, reply: reply, frame: frame)
+    }
+
+    /// What the page is told about `error`: bridge errors as they are, anything else as `internal`
+    /// without details (they may be private; they go to the native log).
+    private func pageError(for error: any Error) -> BridgeError {
+        if let error = error as? BridgeError { return error }
+        if error is CancellationError { return BridgeError(.closed, "the call was cancelled") }
+        logger.error("bridge method failed", metadata: ["error": "\(error)"])
+        return .internalError("the native method failed")
+    }
+
+    // MARK: Delivery
+
+    private func deliver(_ message: String, reply: (any ScriptMessageReply)?, frame: InboundMessage.Frame) {
+        if let reply {
+            reply.resolve(json: OutboundMessage.batch([message]))
+        } else {
+            enqueue(message)
+        }
+    }
+
+    /// Queues a message for the main frame; the whole queue goes out in one evaluation at the end of
+    /// this turn of the engine's loop.
+    private func enqueue(_ message: String) {
+        outbox.append(message)
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        Task { self.flush() }
+    }
+
+    private func flush() {
+        flushScheduled = false
+        guard !outbox.isEmpty, let engine else {
+            outbox.removeAll()
+            return
+        }
+        let script = "\(configuration.receiverName)(\(OutboundMessage.batch(outbox)))"
+        outbox.removeAll(keepingCapacity: true)
+        statistics.evaluations += 1
+        engine.evaluateJavaScriptIgnoringResult(script)
+    }
+
+    // MARK: Events and calls into the page
+
+    /// Sends `name` with `data` to every listener in every frame of the page.
+    public func emit<Data: Encodable>(_ name: String, _ data: Data) throws(BridgeError) {
+        guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
+        statistics.events += 1
+        enqueue(OutboundMessage.event(name: name, json: try BridgeMethod.encode(data)))
+    }
+
+    /// Calls the page's handler `name` (registered with `hybrid.handle` or WVJB's `registerHandler`)
+    /// and returns its answer.
+    public func callJavaScript<Argument: Encodable, Answer: Decodable>(
+        _ name: String, _ argument: Argument, as answer: Answer.Type = JSONValue.self,
+        timeout: Duration = .seconds(30)
+    ) async throws -> Answer {
+        guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
+        let id = nextJSCallID
+        nextJSCallID += 1
+        let json = try BridgeMethod.encode(argument)
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            await self?.resumeJSCall(id, with: .failure(BridgeError(.timeout, "page handler '\(name)' did not answer within \(timeout)")))
+        }
+        defer { timer.cancel() }
+        let text: String = try await withCheckedThrowingContinuation { continuation in
+            jsCalls[id] = continuation
+            enqueue(OutboundMessage.jsCall(id: id, handler: name, json: json))
+        }
+        return try BridgeMethod.decode(Answer.self, from: Substring(text).utf8)
+    }
+
+    private func jsReply(_ inbound: InboundMessage) {
+        struct Reply: Decodable {
+            let ok: Bool
+            let r: JSONValue?
+            let e: PageError?
+        }
+        struct PageError: Decodable {
+            let code: String
+            let message: String
+        }
+        let outcome: Result<String, any Error>
+        do {
+            let reply = try BridgeMethod.decode(Reply.self, from: Substring(inbound.payload).utf8)
+            if reply.ok {
+                outcome = .success(try BridgeMethod.encode(reply.r ?? .null))
+            } else {
+                let code = BridgeError.Code(rawValue: reply.e?.code ?? "") ?? .internalError
+                outcome = .failure(BridgeError(code, reply.e?.message ?? "the page handler failed"))
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        resumeJSCall(inbound.id, with: outcome)
+    }
+
+    private func resumeJSCall(_ id: Int, with outcome: Result<String, any Error>) {
+        jsCalls.removeValue(forKey: id)?.resume(with: outcome)
+    }
+
+    // MARK: Lifecycle
+
+    /// The main frame committed a new document: every call of the old one fails with `navigated`
+    /// (its handler is cancelled and its result, if any, is dropped), exactly once.
+    public func pageDidNavigate() {
+        failEverything(BridgeError(.navigated, "the page navigated away before the call finished"))
+    }
+
+    /// Detaches from the engine and fails everything pending with `closed`. Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        failEverything(BridgeError(.closed, "the bridge was closed"))
+        if let engine {
+            engine.removeScriptMessageHandler(name: configuration.handlerName)
+            engine.removeScriptMessageHandler(name: configuration.replyHandlerName)
+        }
+        engine = nil
+    }
+
+    private func failEverything(_ error: BridgeError) {
+        let pending = calls
+        calls.removeAll()
+        for (key, call) in pending {
+            call.task.cancel()
+            statistics.abandoned += 1
+            // Subframe callers still hold a reply: tell them. Main-frame documents are gone (or going):
+            // their runtime already rejected these calls on pagehide.
+            call.reply?.resolve(json: OutboundMessage.batch([OutboundMessage.failure(token: key.token, id: key.id, error: error)]))
+        }
+        let jsPending = jsCalls
+        jsCalls.removeAll()
+        for (_, continuation) in jsPending { continuation.resume(throwing: error) }
+        outbox.removeAll()
+        waitingHellos.removeAll()
+    }
+
+    /// Counters for tests, benchmarks and telemetry.
+    public var stats: BridgeStatistics { statistics }
+
+    /// Calls currently running natively.
+    public var pendingCallCount: Int { calls.count }
+
+    // MARK: Helpers
+
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased() else { return nil }
+        guard let host = url.host?.lowercased() else { return scheme == "file" ? "file://" : nil }
+        let defaultPort = ["http": 80, "https": 443][scheme]
+        if let port = url.port, port != defaultPort { return "\(scheme)://\(host):\(port)" }
+        return "\(scheme)://\(host)"
+    }
+
+    private static func randomHex(_ bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+/// What a bridge has done, for tests and telemetry.
+public struct BridgeStatistics: Sendable, Equatable {
+    public var received = 0
+    public var refused = 0
+    public var calls = 0
+    public var succeeded = 0
+    public var failed = 0
+    /// Calls ended by navigation or close before their method answered.
+    public var abandoned = 0
+    public var events = 0
+    /// Evaluations used to deliver main-frame batches.
+    public var evaluations = 0
+}

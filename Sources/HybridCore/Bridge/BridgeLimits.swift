@@ -1,0 +1,25 @@
+/// Bounds on what a page can make the native side do. Pages are untrusted: every limit has a default.
+public struct BridgeLimits: Sendable, Equatable {
+    /// Largest message accepted, in UTF-8 bytes (head and payload). Larger ones fail with `bad_message`
+    /// before any parsing; the runtime refuses them before posting.
+    public var maxMessageBytes: Int
+    /// Deepest nesting of arrays and objects in a payload.
+    public var maxNestingDepth: Int
+    /// Calls a page may have pending at once; more fail with `denied`.
+    public var maxPendingCalls: Int
+    /// How long a native handler may run before the call fails with `timeout` (`nil`: no limit).
+    public var callTimeout: Duration?
+    /// How long the page waits for any call before rejecting it with `timeout` (0 disables).
+    public var pageCallTimeout: Duration
+
+    public init(
+        maxMessageBytes: Int = 16 << 20, maxNestingDepth: Int = 128, maxPendingCalls: Int = 10_000,
+        callTimeout: Duration? = .seconds(30), pageCallTimeout: Duration = .seconds(60)
+    ) {
+        self.maxMessageBytes = maxMessageBytes
+        self.maxNestingDepth = maxNestingDepth
+        self.maxPendingCalls = maxPendingCalls
+        self.callTimeout = callTimeout
+        self.pageCallTimeout = pageCallTimeout
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// One native method, with its argument decoding and result encoding erased to JSON text.
+public struct BridgeMethod: Sendable {
+    enum Body: Sendable {
+        /// Runs inline on the engine's thread: no hop, the cheapest round trip.
+        case sync(@Sendable (Substring.UTF8View, CallContext) throws -> String)
+        case async(@Sendable (Substring.UTF8View, CallContext) async throws -> String)
+        case forward(module: String, method: String)
+    }
+
+    let body: Body
+    /// Overrides the bridge's ``BridgeLimits/callTimeout`` for this method.
+    let timeout: Duration?
+
+    static func decode<Args: Decodable>(_ type: Args.Type, from payload: Substring.UTF8View) throws(BridgeError) -> Args {
+        do {
+            return try JSONDecoder().decode(Args.self, from: Data(payload))
+        } catch let error as DecodingError {
+            throw .badArguments("arguments do not match \(Args.self): \(DecodingErrorSummary(error))")
+        } catch {
+            throw .badArguments("arguments are not valid JSON")
+        }
+    }
+
+    static func encode<Result: Encodable>(_ result: Result) throws(BridgeError) -> String {
+        do {
+            return String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+        } catch {
+            throw .internalError("the method's result could not be encoded as JSON")
+        }
+    }
+}
+
+/// A one-line, page-safe account of why decoding failed.
+struct DecodingErrorSummary: CustomStringConvertible {
+    let error: DecodingError
+    init(_ error: DecodingError) { self.error = error }
+
+    var description: String {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "the value" : String(keys.drop { $0 == "." })
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context)) is not \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context)) is missing (\(type))"
+        case .keyNotFound(let key, _): return "'\(key.stringValue)' is missing"
+        case .dataCorrupted(let context): return "\(path(context)) is malformed"
+        @unknown default: return "unreadable arguments"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// A named group of native methods pages can call (`hybrid.call(module, method, args)`).
+///
+///     let device = BridgeModule("device", access: .origins("app://main")) { module in
+///         module.method("info") { (_: NoArguments, call) in DeviceInfo.current }
+///         module.method("vibrate") { (args: Pattern, call) async throws in try await haptics.play(args) }
+///         module.forward("legacyInfo", to: "device", method: "info")
+///     }
+public struct BridgeModule: Sendable {
+    /// Where methods run: on the engine's thread (cheapest, may touch the web view) or off it
+    /// (for blocking or heavy work, so the page keeps painting).
+    public enum Execution: Sendable { case engineThread, background }
+
+    public let name: String
+    public let access: BridgeAccess
+    public let execution: Execution
+    let methods: [String: BridgeMethod]
+
+    public init(
+        _ name: String, access: BridgeAccess, execution: Execution = .engineThread,
+        _ define: (inout BridgeModuleBuilder) -> Void
+    ) {
+        var builder = BridgeModuleBuilder()
+        define(&builder)
+        self.name = name
+        self.access = access
+        self.execution = execution
+        self.methods = builder.methods
+    }
+
+    public var methodNames: [String] { methods.keys.sorted() }
+}
+
+/// Collects a module's methods.
+public struct BridgeModuleBuilder {
+    var methods: [String: BridgeMethod] = [:]
+
+    /// A synchronous method. With `.engineThread` execution it answers without any thread hop.
+    public mutating func method<Args: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ name: String, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (Args, CallContext) throws -> Result
+    ) {
+        methods[name] = BridgeMethod(
+            body: .sync { payload, call in
+                try BridgeMethod.encode(try body(try BridgeMethod.decode(Args.self, from: payload), call))
+            }, timeout: timeout)
+    }
+
+    /// An asynchronous method; cancelled when the page navigates away, the bridge closes or it times out.
+    public mutating func method<Args: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ name: String, timeout: Duration? = nil,
+        _ body: @escaping @Sendable (Args, CallContext) async throws -> Result
+    ) {
+        methods[name] = BridgeMethod(
+            body: .async { payload, call in
+                try BridgeMethod.encode(try await body(try BridgeMethod.decode(Args.self, from: payload), call))
+            }, timeout: timeout)
+    }
+
+    /// Answers `name` with another module's method (seed 003's message forwarding). The target module's
+    /// access rules apply too.
+    public mutating func forward(_ name: String, to module: String, method: String? = nil) {
+        methods[name] = BridgeMethod(body: .forward(module: module, method: method ?? name), timeout: nil)
+    }
+}

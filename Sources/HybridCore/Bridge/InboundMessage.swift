@@ -1,0 +1,102 @@
+/// A message from a page, as the runtime writes it:
+/// `H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>`.
+public struct InboundMessage: Sendable, Equatable {
+    public enum Kind: String, Sendable { case hello, call, jsReply = "jsreply" }
+    public enum Frame: String, Sendable { case main, sub }
+
+    public var kind: Kind
+    public var id: Int
+    /// Random per document: results addressed to another token are ignored by the page.
+    public var token: String
+    public var frame: Frame
+    /// What the page says its origin is. See ``CallContext/originVerified``.
+    public var origin: String
+    public var module: String
+    public var method: String
+    /// The JSON payload, UTF-8.
+    public var payload: String.UTF8View.SubSequence
+
+    public static func == (lhs: InboundMessage, rhs: InboundMessage) -> Bool {
+        lhs.kind == rhs.kind && lhs.id == rhs.id && lhs.token == rhs.token && lhs.frame == rhs.frame
+            && lhs.origin == rhs.origin && lhs.module == rhs.module && lhs.method == rhs.method
+            && lhs.payload.elementsEqual(rhs.payload)
+    }
+}
+
+/// A message that could not be read, with whatever could be recovered to tell its sender.
+public struct InboundMessageError: Error, Sendable, Equatable {
+    public var error: BridgeError
+    public var id: Int?
+    public var token: String?
+    public var frame: InboundMessage.Frame?
+}
+
+/// Reads page messages without trusting them: every field is checked, every failure is a `bad_message`.
+public struct InboundMessageParser: Sendable {
+    public var limits: BridgeLimits
+
+    public init(limits: BridgeLimits) { self.limits = limits }
+
+    public func parse(_ text: String) throws(InboundMessageError) -> InboundMessage {
+        let bytes = text.utf8
+        guard bytes.count <= limits.maxMessageBytes else {
+            throw InboundMessageError(
+                error: .badMessage("message of \(bytes.count) bytes exceeds the limit of \(limits.maxMessageBytes)"))
+        }
+        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+            throw InboundMessageError(error: .badMessage("message has no head line"))
+        }
+        let fields = bytes[..<newline].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard fields.count == 8, fields[0].elementsEqual("H1".utf8) else {
+            throw InboundMessageError(error: .badMessage("message head is not 'H1 kind id token frame origin module method'"))
+        }
+        let id = Self.string(fields[2]).flatMap { Int($0) }
+        let token = Self.string(fields[3]).flatMap { Self.isToken($0) ? $0 : nil }
+        let frame = Self.string(fields[4]).flatMap(InboundMessage.Frame.init(rawValue:))
+        func fail(_ message: String) -> InboundMessageError {
+            InboundMessageError(error: .badMessage(message), id: id, token: token, frame: frame)
+        }
+        guard let kind = Self.string(fields[1]).flatMap(InboundMessage.Kind.init(rawValue:)) else {
+            throw fail("unknown message kind")
+        }
+        guard let id, id >= 0 else { throw fail("message id is not a non-negative integer") }
+        guard let token else { throw fail("page token is malformed") }
+        guard let frame else { throw fail("frame is neither 'main' nor 'sub'") }
+        guard let origin = Self.string(fields[5]), !origin.isEmpty, origin.count <= 2048 else {
+            throw fail("origin is malformed")
+        }
+        guard let module = Self.string(fields[6]), let method = Self.string(fields[7]),
+            kind != .call || (Self.isName(module) && Self.isName(method))
+        else { throw fail("module or method name is malformed") }
+        let payload = bytes[bytes.index(after: newline)...]
+        if let problem = JSONShape.check(payload, maxDepth: limits.maxNestingDepth) { throw fail(problem) }
+        return InboundMessage(
+            kind: kind, id: id, token: token, frame: frame, origin: origin, module: module, method: method,
+            payload: payload)
+    }
+
+    private static func string(_ bytes: Substring.UTF8View) -> String? {
+        String(Substring(bytes))
+    }
+
+    /// Module and method names: an identifier, dots and dashes allowed, at most 64 characters.
+    static func isName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 64, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        else { return false }
+        return name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "."),
+                UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+    }
+
+    private static func isToken(_ token: String) -> Bool {
+        (8...64).contains(token.utf8.count) && token.utf8.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        }
+    }
+}

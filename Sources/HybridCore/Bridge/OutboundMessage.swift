@@ -1,0 +1,48 @@
+import Foundation
+
+/// Native → page messages as JSON text. Payloads arrive already encoded, so a batch is built by
+/// concatenation, with no re-encoding of results.
+enum OutboundMessage {
+    static func ready(token: String, catalog: [String: [String]]) -> String {
+        #"{"k":"ready","p":\#(quote(token)),"modules":\#(json(catalog))}"#
+    }
+
+    static func result(token: String, id: Int, json: String) -> String {
+        #"{"k":"r","p":\#(quote(token)),"id":\#(id),"ok":true,"r":\#(json)}"#
+    }
+
+    static func failure(token: String, id: Int, error: BridgeError) -> String {
+        #"{"k":"r","p":\#(quote(token)),"id":\#(id),"ok":false,"e":\#(errorObject(error))}"#
+    }
+
+    /// An error for a message no call can be matched to; the page emits it as an 'error' event.
+    static func unattributed(_ error: BridgeError) -> String {
+        #"{"k":"err","e":\#(errorObject(error))}"#
+    }
+
+    static func event(name: String, json: String) -> String {
+        #"{"k":"ev","e":\#(quote(name)),"d":\#(json)}"#
+    }
+
+    static func jsCall(id: Int, handler: String, json: String) -> String {
+        #"{"k":"jscall","id":\#(id),"n":\#(quote(handler)),"d":\#(json)}"#
+    }
+
+    static func batch(_ messages: [String]) -> String { "[" + messages.joined(separator: ",") + "]" }
+
+    private static func errorObject(_ error: BridgeError) -> String {
+        #"{"code":\#(quote(error.code.rawValue)),"message":\#(quote(error.message))}"#
+    }
+
+    /// A JSON string literal. JSONEncoder escapes everything JSON and JavaScript need (including the
+    /// line separators U+2028/U+2029 that older engines choke on in script source).
+    static func quote(_ string: String) -> String {
+        json(string)
+    }
+
+    private static func json<Value: Encodable>(_ value: Value) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}

@@ -1,0 +1,236 @@
+// HybridKit bridge runtime. Injected at document start into every frame, wrapped by the native side as
+//   (function (config) { <this file> <wvjb.js> })(<config JSON>);
+// so nothing here leaks into the page's global scope except `window.hybrid` (and the WVJB shim).
+//
+// Wire format, page → native (one string per message, posted to a script message handler):
+//   "H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>"
+// A space-separated head that is cheap to parse natively, then the payload bytes that native decodes
+// straight into the method's argument type. Native → page: `receive([...messages])`, one evaluation per
+// batch in the main frame, or the reply of a reply-capable handler in subframes.
+'use strict';
+
+if (window.hybrid && window.hybrid.__runtime === config.runtimeId) return;
+
+const handlers = window.webkit && window.webkit.messageHandlers;
+const mainHandler = handlers && handlers[config.handler];
+const replyHandler = handlers && handlers[config.replyHandler];
+const isMainFrame = window === window.top;
+const origin = String(location.origin);
+const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
+const NAME = /^[A-Za-z_$][\w$.-]{0,63}$/;
+
+/** An error from the bridge. `code` says which kind: see hybrid.d.ts. */
+class HybridError extends Error {
+  constructor(code, message, details) {
+    super(message);
+    this.name = 'HybridError';
+    this.code = code;
+    if (details !== undefined) this.details = details;
+  }
+}
+
+let nextId = 1;
+let state = 'connecting'; // → 'ready'; 'closed' after pagehide
+let modules = {};
+const pending = new Map(); // id → { resolve, reject, timer }
+const queued = []; // messages written before the native side said ready
+const listeners = new Map(); // event name → Set of functions
+const jsHandlers = new Map(); // name → function(data) → value | Promise
+
+function head(kind, id, module, method) {
+  return `H1 ${kind} ${id} ${token} ${isMainFrame ? 'main' : 'sub'} ${origin} ${module} ${method}\n`;
+}
+
+function transmit(text) {
+  if (isMainFrame && mainHandler) {
+    mainHandler.postMessage(text);
+  } else if (replyHandler) {
+    replyHandler.postMessage(text).then(receive, (error) => failAll('internal', `bridge transport failed: ${error && error.message}`));
+  } else {
+    throw new HybridError('internal', 'the native bridge is not available in this frame');
+  }
+}
+
+function send(text) {
+  if (state === 'ready') transmit(text);
+  else queued.push(text);
+}
+
+function settle(id, error, value) {
+  const call = pending.get(id);
+  if (!call) return; // already settled (timeout, navigation) or not ours: never settle twice
+  pending.delete(id);
+  if (call.timer) clearTimeout(call.timer);
+  if (error) call.reject(error);
+  else call.resolve(value);
+}
+
+function failAll(code, message) {
+  for (const id of Array.from(pending.keys())) settle(id, new HybridError(code, message));
+}
+
+function toError(e) {
+  return new HybridError(e && e.code ? String(e.code) : 'internal', e && e.message ? String(e.message) : 'unknown error', e && e.details);
+}
+
+function call(module, method, args, optionsOrCallback, maybeCallback) {
+  const callback = typeof optionsOrCallback === 'function' ? optionsOrCallback : maybeCallback;
+  const options = typeof optionsOrCallback === 'object' && optionsOrCallback !== null ? optionsOrCallback : {};
+  const promise = new Promise((resolve, reject) => {
+    if (state === 'closed') return reject(new HybridError('navigated', 'the page is going away'));
+    if (!NAME.test(String(module)) || !NAME.test(String(method))) {
+      return reject(new HybridError('bad_message', `invalid module or method name: ${String(module)}.${String(method)}`));
+    }
+    let payload;
+    try {
+      payload = JSON.stringify(args === undefined ? null : args);
+    } catch (e) {
+      return reject(new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`));
+    }
+    const id = nextId++;
+    const text = head('call', id, module, method) + payload;
+    if (text.length > config.maxMessageLength) {
+      return reject(new HybridError('bad_message', `message of ${text.length} characters exceeds the limit of ${config.maxMessageLength}`));
+    }
+    const timeout = options.timeout === undefined ? config.callTimeoutMs : Number(options.timeout);
+    const timer = timeout > 0 ? setTimeout(() => settle(id, new HybridError('timeout', `${module}.${method} did not answer within ${timeout} ms`)), timeout) : 0;
+    pending.set(id, { resolve, reject, timer });
+    try {
+      send(text);
+    } catch (e) {
+      settle(id, e instanceof HybridError ? e : new HybridError('internal', String(e && e.message)));
+    }
+  });
+  if (callback) promise.then((value) => callback(null, value), (error) => callback(error));
+  return promise;
+}
+
+function emit(name, data) {
+  const set = listeners.get(name);
+  if (!set) return;
+  for (const fn of Array.from(set)) {
+    try {
+      fn(data);
+    } catch (e) {
+      setTimeout(() => { throw e; }); // report, but let the other listeners run
+    }
+  }
+}
+
+function relayToChildren(name, data) {
+  for (let i = 0; i < window.frames.length; i++) {
+    try {
+      window.frames[i].postMessage({ __hybridRelay: config.relaySecret, name, data }, '*');
+    } catch (_) {
+      // a frame that went away while we looped
+    }
+  }
+}
+
+function deliverEvent(name, data) {
+  emit(name, data);
+  relayToChildren(name, data);
+}
+
+async function runJSHandler(message) {
+  const fn = jsHandlers.get(message.n);
+  let reply;
+  try {
+    if (!fn) throw new HybridError('unknown_method', `no JavaScript handler named ${message.n}`);
+    reply = { ok: true, r: (await fn(message.d)) ?? null };
+  } catch (e) {
+    reply = { ok: false, e: { code: (e && e.code) || 'internal', message: String((e && e.message) || e) } };
+  }
+  try {
+    send(head('jsreply', message.id, '-', '-') + JSON.stringify(reply));
+  } catch (_) {
+    send(head('jsreply', message.id, '-', '-') + JSON.stringify({ ok: false, e: { code: 'bad_arguments', message: 'handler result cannot be sent' } }));
+  }
+}
+
+/** Entry point for native → page messages: one message or an array of them. */
+function receive(batch) {
+  const messages = Array.isArray(batch) ? batch : batch ? [batch] : [];
+  for (const m of messages) {
+    if (!m || typeof m !== 'object') continue;
+    if (m.p !== undefined && m.p !== token) continue; // for an earlier document of this frame, or another frame
+    switch (m.k) {
+      case 'ready':
+        if (state !== 'connecting') break;
+        state = 'ready';
+        modules = m.modules || {};
+        while (queued.length) transmit(queued.shift());
+        readyResolve(modules);
+        emit('ready', modules);
+        break;
+      case 'r':
+        settle(m.id, m.ok ? null : toError(m.e), m.r);
+        break;
+      case 'ev':
+        deliverEvent(m.e, m.d);
+        break;
+      case 'jscall':
+        runJSHandler(m);
+        break;
+      case 'err':
+        emit('error', toError(m.e));
+        break;
+    }
+  }
+}
+
+let readyResolve;
+const ready = new Promise((resolve) => { readyResolve = resolve; });
+
+window.addEventListener('message', (event) => {
+  const data = event.data;
+  if (!data || data.__hybridRelay !== config.relaySecret || event.source !== window.parent || isMainFrame) return;
+  deliverEvent(data.name, data.data);
+});
+
+// Pending calls of a page that is going away reject now, with a reason, rather than never.
+window.addEventListener('pagehide', (event) => {
+  if (event.persisted) return; // kept in the back/forward cache: it may come back
+  state = 'closed';
+  failAll('navigated', 'the page navigated away before the call finished');
+});
+
+const api = {
+  __runtime: config.runtimeId,
+  version: config.version,
+  /** Calls `module.method(args)` natively; resolves with its result or rejects with a HybridError. */
+  call,
+  /** Adds a listener for a native event (and 'ready', 'error'). Returns a function that removes it. */
+  on(name, fn) {
+    if (typeof fn !== 'function') throw new TypeError('listener must be a function');
+    if (!listeners.has(name)) listeners.set(name, new Set());
+    listeners.get(name).add(fn);
+    if (name === 'ready' && state === 'ready') queueMicrotask(() => fn(modules));
+    return () => api.off(name, fn);
+  },
+  off(name, fn) {
+    const set = listeners.get(name);
+    if (!set) return;
+    if (fn) set.delete(fn);
+    else set.clear();
+  },
+  /** Registers a JavaScript handler native code can call. Returns a function that removes it. */
+  handle(name, fn) {
+    if (typeof fn !== 'function') throw new TypeError('handler must be a function');
+    jsHandlers.set(name, fn);
+    return () => jsHandlers.delete(name);
+  },
+  /** Resolves with the native module list once the bridge is ready. */
+  ready,
+  get isReady() { return state === 'ready'; },
+  get modules() { return modules; },
+  HybridError,
+};
+Object.freeze(api);
+Object.defineProperty(window, 'hybrid', { value: api, writable: false, configurable: false, enumerable: false });
+Object.defineProperty(window, config.receiver, { value: receive, writable: false, configurable: false, enumerable: false });
+
+// Say hello; native answers 'ready' when it is (queued calls wait until then).
+const hello = head('hello', 0, '-', '-') + '{}';
+if (isMainFrame && mainHandler) mainHandler.postMessage(hello);
+else if (replyHandler) replyHandler.postMessage(hello).then(receive, () => {});

@@ -1,0 +1,201 @@
+import Foundation
+import Testing
+
+@testable import HybridCore
+
+struct Point: Codable, Sendable, Equatable {
+    var x: Int
+    var y: Int
+}
+
+struct Gate: PageContextKey { typealias Value = String }
+
+@MainActor
+@Suite struct BridgeEngineTests {
+    let engine = FakeEngine()
+
+    func makeBridge(_ configure: (inout BridgeConfiguration) -> Void = { _ in }) throws -> BridgeEngine {
+        var configuration = BridgeConfiguration()
+        configure(&configuration)
+        let modules = ModuleRegistry([
+            BridgeModule("math", access: .origins("https://app.example", allowsSubframes: true)) { module in
+                module.method("add") { (p: Point, _) in p.x + p.y }
+                module.method("fail") { (_: NoArguments, _) -> Int in throw CocoaError(.fileNoSuchFile) }
+                module.method("refuse") { (_: NoArguments, _) -> Int in throw BridgeError.denied("no") }
+                module.method("slow") { (_: NoArguments, _) async throws -> Int in
+                    try await Task.sleep(for: .seconds(60))
+                    return 1
+                }
+                module.method("quick", timeout: .milliseconds(50)) { (_: NoArguments, _) async throws -> Int in
+                    try await Task.sleep(for: .seconds(60))
+                    return 1
+                }
+                module.method("gate") { (_: NoArguments, call) in call.page[Gate.self] ?? "none" }
+                module.forward("plus", to: "math", method: "add")
+            },
+            BridgeModule("work", access: .anyPage, execution: .background) { module in
+                module.method("square") { (n: Int, _) async in n * n }
+            },
+        ])
+        return try BridgeEngine(engine: engine, modules: modules, configuration: configuration)
+    }
+
+    private func result(id: Int) throws -> [String: Any]? {
+        try engine.deliveredMessages().first { $0["k"] as? String == "r" && $0["id"] as? Int == id }
+    }
+
+    private func errorCode(id: Int) throws -> String? {
+        ((try result(id: id))?["e"] as? [String: Any])?["code"] as? String
+    }
+
+    @Test func installsRuntimeAndHandlers() throws {
+        let bridge = try makeBridge()
+        #expect(engine.userScripts.count == 1)
+        #expect(engine.userScripts[0].allFrames && engine.userScripts[0].injectionTime == .documentStart)
+        #expect(engine.userScripts[0].source.contains("window.hybrid"))
+        #expect(engine.handlers["hybrid"]?.replies == false)
+        #expect(engine.handlers["hybridReply"]?.replies == true)
+        _ = bridge
+    }
+
+    @Test func answersACallInOneBatch() async throws {
+        let bridge = try makeBridge()
+        engine.post(PageMessage.hello())
+        engine.post(PageMessage.call("math", "add", id: 1, args: #"{"x":2,"y":3}"#))
+        engine.post(PageMessage.call("math", "plus", id: 2, args: #"{"x":4,"y":5}"#))
+        try await bridge.emit("tick", ["n": 1])
+        #expect(await waitUntil { !engine.evaluations.isEmpty })
+        await settle()
+        // Everything produced in one turn — ready, two results, an event — went out in one evaluation.
+        #expect(engine.evaluations.count == 1)
+        let messages = try engine.deliveredMessages()
+        #expect(messages.map { $0["k"] as? String } == ["ready", "r", "r", "ev"])
+        #expect(try result(id: 1)?["r"] as? Int == 5)
+        #expect(try result(id: 2)?["r"] as? Int == 9)
+        #expect((messages[0]["modules"] as? [String: [String]])?["math"]?.contains("add") == true)
+    }
+
+    @Test func everyFailureIsTyped() async throws {
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        engine.post(PageMessage.call("nope", "x", id: 1))
+        engine.post(PageMessage.call("math", "nope", id: 2))
+        engine.post(PageMessage.call("math", "add", id: 3, args: #"{"x":"two"}"#))
+        engine.post(PageMessage.call("math", "fail", id: 4))
+        engine.post(PageMessage.call("math", "refuse", id: 5))
+        engine.post(PageMessage.call("math", "add", id: 6, origin: "https://evil.example"))
+        engine.post(PageMessage.call("math", "quick", id: 7))
+        engine.post(PageMessage.call("math", "add", id: 8, args: String(repeating: "[", count: 10_000)))
+        #expect(try await waitUntil { try errorCode(id: 7) != nil })
+        #expect(try errorCode(id: 1) == "unknown_module")
+        #expect(try errorCode(id: 2) == "unknown_method")
+        #expect(try errorCode(id: 3) == "bad_arguments")
+        #expect(try errorCode(id: 4) == "internal")
+        // Internal details (here a file error) stay native.
+        #expect((try result(id: 4)?["e"] as? [String: Any])?["message"] as? String == "the native method failed")
+        #expect(try errorCode(id: 5) == "denied")
+        #expect(try errorCode(id: 6) == "denied")
+        #expect(try errorCode(id: 7) == "timeout")
+        #expect(try errorCode(id: 8) == "bad_message")
+    }
+
+    @Test func hostileBodiesGetErrorsNotCrashes() async throws {
+        let bridge = try makeBridge()
+        engine.post(.other(json: "{\"module\":\"math\"}"))
+        engine.post(.other(json: nil))
+        engine.post(.string(String(repeating: "x", count: 50 << 20)))
+        engine.post(.string("H1 call 1 0123456789abcdef main https://app.example math add\n\"\\ud800\""))
+        #expect(await waitUntil { (try? engine.deliveredMessages().count) ?? 0 >= 4 })
+        let kinds = try engine.deliveredMessages().map { $0["k"] as? String }
+        #expect(kinds.filter { $0 == "err" }.count == 3)
+        #expect(try errorCode(id: 1) == "bad_arguments")
+        #expect(await bridge.stats.refused == 3)
+    }
+
+    @Test func backgroundMethodsRunOffTheEngineThread() async throws {
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        engine.post(PageMessage.call("work", "square", id: 1, args: "12"))
+        #expect(try await waitUntil { try result(id: 1) != nil })
+        #expect(try result(id: 1)?["r"] as? Int == 144)
+    }
+
+    @Test func navigationFailsPendingCallsExactlyOnce() async throws {
+        let bridge = try makeBridge()
+        engine.post(PageMessage.call("math", "slow", id: 1))
+        engine.post(PageMessage.call("math", "slow", id: 2))
+        #expect(await bridge.pendingCallCount == 2)
+        await bridge.pageDidNavigate()
+        #expect(await bridge.pendingCallCount == 0)
+        await settle()
+        try await Task.sleep(for: .milliseconds(50))
+        // Nothing is delivered for the old document, and the cancelled handlers never answer later.
+        #expect(try result(id: 1) == nil && result(id: 2) == nil)
+        #expect(await bridge.stats.abandoned == 2)
+        #expect(await bridge.stats.succeeded + bridge.stats.failed == 0)
+    }
+
+    @Test func subframeCallsAnswerThroughTheirReply() async throws {
+        let bridge = try makeBridge()
+        let reply = RecordingReply()
+        engine.post(PageMessage.call("math", "add", id: 3, args: #"{"x":1,"y":1}"#, frame: "sub"), to: "hybridReply", reply: reply)
+        #expect(try reply.messages().first?["r"] as? Int == 2)
+        let pending = RecordingReply()
+        engine.post(PageMessage.call("math", "slow", id: 4, frame: "sub"), to: "hybridReply", reply: pending)
+        await bridge.close()
+        let failure = try pending.messages().first?["e"] as? [String: Any]
+        #expect(failure?["code"] as? String == "closed")
+        #expect(engine.handlers.isEmpty)
+    }
+
+    @Test func mainFrameMessagesMustComeFromTheShownOrigin() async throws {
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        engine.currentURL = URL(string: "https://app.example:8443/page")
+        engine.post(PageMessage.call("math", "add", id: 1, args: #"{"x":1,"y":1}"#, origin: "https://app.example"))
+        #expect(try await waitUntil { try errorCode(id: 1) != nil })
+        #expect(try errorCode(id: 1) == "denied")
+    }
+
+    @Test func callsWaitForReady() async throws {
+        let bridge = try makeBridge { $0.startsReady = false }
+        engine.post(PageMessage.hello())
+        await settle()
+        #expect(try engine.deliveredMessages().isEmpty)
+        await bridge.markReady()
+        #expect(await waitUntil { !((try? engine.deliveredMessages()) ?? []).isEmpty })
+        #expect(try engine.deliveredMessages().first?["k"] as? String == "ready")
+    }
+
+    @Test func modulesShareThePageContext() async throws {
+        let bridge = try makeBridge()
+        bridge.page[Gate.self] = "open"
+        engine.post(PageMessage.call("math", "gate", id: 1))
+        #expect(try await waitUntil { try result(id: 1) != nil })
+        #expect(try result(id: 1)?["r"] as? String == "open")
+    }
+
+    @Test func callsJavaScriptHandlers() async throws {
+        let bridge = try makeBridge()
+        async let answer = bridge.callJavaScript("greet", ["name": "Ada"], as: String.self)
+        #expect(await waitUntil { ((try? engine.deliveredMessages()) ?? []).contains { $0["k"] as? String == "jscall" } })
+        let call = try #require(try engine.deliveredMessages().first { $0["k"] as? String == "jscall" })
+        #expect(call["n"] as? String == "greet")
+        let id = try #require(call["id"] as? Int)
+        engine.post(.string("H1 jsreply \(id) \(PageMessage.token) main https://app.example - -\n{\"ok\":true,\"r\":\"hi Ada\"}"))
+        #expect(try await answer == "hi Ada")
+    }
+
+    @Test func releasedBridgeIsNotKeptAliveByTheEngine() throws {
+        weak var weakBridge: BridgeEngine?
+        do {
+            let bridge = try makeBridge()
+            weakBridge = bridge
+        }
+        #expect(weakBridge == nil)
+        // The handler the engine still holds answers that the bridge is gone, instead of crashing.
+        let reply = RecordingReply()
+        engine.post(PageMessage.hello(frame: "sub"), to: "hybridReply", reply: reply)
+        #expect(reply.rejected == ["the bridge is closed"])
+    }
+}

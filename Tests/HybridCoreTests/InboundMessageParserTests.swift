@@ -1,0 +1,65 @@
+import Testing
+
+@testable import HybridCore
+
+@Suite struct InboundMessageParserTests {
+    let parser = InboundMessageParser(limits: BridgeLimits(maxMessageBytes: 1024, maxNestingDepth: 4))
+
+    @Test func readsACall() throws {
+        let message = try parser.parse("H1 call 7 0123456789abcdef main https://a.example device info\n{\"x\":[1,2]}")
+        #expect(message.kind == .call)
+        #expect(message.id == 7)
+        #expect(message.frame == .main)
+        #expect(message.origin == "https://a.example")
+        #expect(message.module == "device")
+        #expect(message.method == "info")
+        #expect(String(Substring(message.payload)) == "{\"x\":[1,2]}")
+    }
+
+    @Test(arguments: [
+        ("", "no head line"),
+        ("{\"module\":\"x\"}", "no head line"),
+        ("H1 call 7 0123456789abcdef main\n{}", "message head"),
+        ("H2 call 7 0123456789abcdef main o m n\n{}", "message head"),
+        ("H1 shout 7 0123456789abcdef main o m n\n{}", "unknown message kind"),
+        ("H1 call x 0123456789abcdef main o m n\n{}", "id"),
+        ("H1 call -3 0123456789abcdef main o m n\n{}", "id"),
+        ("H1 call 1 NOT-A-TOKEN main o m n\n{}", "token"),
+        ("H1 call 1 0123456789abcdef top o m n\n{}", "frame"),
+        ("H1 call 1 0123456789abcdef main o 9m n\n{}", "name"),
+        ("H1 call 1 0123456789abcdef main o m n<script>\n{}", "name"),
+        ("H1 call 1 0123456789abcdef main o m n\n", "empty"),
+        ("H1 call 1 0123456789abcdef main o m n\n[[[[[1]]]]]", "deeper than 4"),
+        ("H1 call 1 0123456789abcdef main o m n\n[1]]", "unbalanced"),
+        ("H1 call 1 0123456789abcdef main o m n\n\"abc", "unterminated"),
+    ])
+    func refusesMalformedMessages(text: String, reason: String) {
+        #expect {
+            try parser.parse(text)
+        } throws: { error in
+            guard let failure = error as? InboundMessageError else { return false }
+            return failure.error.code == .badMessage && failure.error.message.contains(reason)
+        }
+    }
+
+    @Test func keepsTheIDOfAMessageItCannotRead() {
+        do {
+            _ = try parser.parse("H1 call 42 0123456789abcdef main o m n\n[[[[[[1]]]]]]")
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.id == 42)
+            #expect(error.token == "0123456789abcdef")
+            #expect(error.frame == .main)
+        }
+    }
+
+    @Test func bracketsInsideStringsDoNotCount() throws {
+        let message = try parser.parse("H1 call 1 0123456789abcdef main o m n\n\"[[[[[[[[\\\"]]]\"")
+        #expect(message.id == 1)
+    }
+
+    @Test func refusesOversizedMessagesBeforeParsing() {
+        let text = "H1 call 1 0123456789abcdef main o m n\n\"" + String(repeating: "x", count: 2000) + "\""
+        #expect(throws: InboundMessageError.self) { try parser.parse(text) }
+    }
+}

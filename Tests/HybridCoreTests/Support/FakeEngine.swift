@@ -1,0 +1,116 @@
+import Foundation
+import HybridCore
+
+/// An engine that runs on the main actor and records what the core asks of it. For unit tests only.
+@MainActor
+final class FakeEngine: WebEngine {
+    nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
+
+    var userScripts: [UserScript] = []
+    var handlers: [String: (handler: any ScriptMessageHandler, replies: Bool)] = [:]
+    var evaluations: [String] = []
+    var currentURL: URL? = URL(string: "https://app.example")
+    weak var delegate: (any NavigationDelegate)?
+
+    nonisolated func load(_ request: EngineRequest) {}
+    nonisolated func loadHTML(_ html: String, baseURL: URL?) {}
+    nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {}
+    nonisolated func reload() {}
+    nonisolated func stopLoading() {}
+    nonisolated var url: URL? { MainActor.assumeIsolated { currentURL } }
+    nonisolated var title: String? { nil }
+    nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {
+        await record(script)
+        return nil
+    }
+    private func record(_ script: String) { evaluations.append(script) }
+    nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
+        MainActor.assumeIsolated { evaluations.append(script) }
+    }
+    nonisolated func addUserScript(_ script: UserScript) { MainActor.assumeIsolated { userScripts.append(script) } }
+    nonisolated func removeAllUserScripts() { MainActor.assumeIsolated { userScripts.removeAll() } }
+    nonisolated func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
+        MainActor.assumeIsolated { handlers[name] = (handler, replies) }
+    }
+    nonisolated func removeScriptMessageHandler(name: String) { MainActor.assumeIsolated { handlers[name] = nil } }
+    nonisolated var supportsMessageReplies: Bool { true }
+    nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError) {}
+    nonisolated var cookieStore: any EngineCookieStore { FakeCookieStore() }
+    nonisolated var navigationDelegate: (any NavigationDelegate)? {
+        get { MainActor.assumeIsolated { delegate } }
+        set { MainActor.assumeIsolated { delegate = newValue } }
+    }
+    nonisolated var customUserAgent: String? {
+        get { nil }
+        set {}
+    }
+    nonisolated func terminateWebProcess() {}
+    nonisolated func snapshotPNG() async throws(EngineError) -> Data { Data() }
+
+    /// Posts `body` as the page would, to handler `name`.
+    func post(_ body: ScriptMessage.Body, to name: String = "hybrid", reply: (any ScriptMessageReply)? = nil) {
+        handlers[name]?.handler.didReceive(ScriptMessage(name: name, body: body), reply: reply)
+    }
+
+    /// Every message delivered to the page so far, decoded from the batches, oldest first.
+    func deliveredMessages() throws -> [[String: Any]] {
+        try evaluations.flatMap { script -> [[String: Any]] in
+            guard script.hasPrefix("__hybridReceive("), script.hasSuffix(")") else { return [] }
+            let json = script.dropFirst("__hybridReceive(".count).dropLast()
+            return try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]] ?? []
+        }
+    }
+}
+
+final class FakeCookieStore: EngineCookieStore {
+    func cookies(for url: URL?) async throws(EngineError) -> [EngineCookie] { [] }
+    func setCookie(_ cookie: EngineCookie) async throws(EngineError) {}
+    func deleteCookie(_ cookie: EngineCookie) async throws(EngineError) {}
+    func observeChanges(_ observer: @escaping @Sendable () -> Void) {}
+}
+
+/// Records how a reply-capable message was settled.
+final class RecordingReply: ScriptMessageReply, @unchecked Sendable {
+    private(set) var resolved: [String] = []
+    private(set) var rejected: [String] = []
+    func resolve(json: String) { resolved.append(json) }
+    func reject(message: String) { rejected.append(message) }
+
+    func messages() throws -> [[String: Any]] {
+        try resolved.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [[String: Any]] ?? [] }
+    }
+}
+
+/// Builds page messages the way bridge.js does.
+enum PageMessage {
+    static let token = "0123456789abcdef"
+
+    static func call(
+        _ module: String, _ method: String, id: Int, args: String = "null", frame: String = "main",
+        origin: String = "https://app.example", token: String = token
+    ) -> ScriptMessage.Body {
+        .string("H1 call \(id) \(token) \(frame) \(origin) \(module) \(method)\n\(args)")
+    }
+
+    static func hello(frame: String = "main", origin: String = "https://app.example", token: String = token)
+        -> ScriptMessage.Body
+    {
+        .string("H1 hello 0 \(token) \(frame) \(origin) - -\n{}")
+    }
+}
+
+/// Lets the main actor run queued work (the bridge flushes its batch in a later turn).
+@MainActor
+func settle(turns: Int = 20) async {
+    for _ in 0..<turns { await Task.yield() }
+}
+
+@MainActor
+func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return try condition()
+}
