@@ -1,0 +1,79 @@
+import Foundation
+import HybridCore
+
+/// The native modules the demo pages call.
+enum TourModules {
+    struct Operands: Codable, Sendable { let a: Int; let b: Int }
+    struct Milliseconds: Codable, Sendable { let ms: Int }
+    struct Count: Codable, Sendable { let count: Int }
+    struct Title: Codable, Sendable { let title: String }
+    struct Ask: Codable, Sendable { let handler: String; let data: JSONValue }
+    struct Report: Codable, Sendable { let name: String; let ok: Bool; let detail: String }
+    struct Config: Codable, Sendable { let crossOrigin: String }
+    struct Greeting: Codable, Sendable { let greeting: String }
+    struct Name: Codable, Sendable { let name: String }
+    struct Tick: Codable, Sendable { let n: Int }
+    struct PageTitle: PageContextKey { typealias Value = String }
+    struct DemoFailure: Error {}
+
+    static let pageOrigin = "app://demo"
+
+    static func make(crossOrigin: String, recorder: TourRecorder) -> [BridgeModule] {
+        [
+            BridgeModule("tour", access: .origins(pageOrigin)) { module in
+                module.method("report") { (report: Report, _) in
+                    recorder.record(TourLine(name: report.name, passed: report.ok, detail: report.detail))
+                    return true
+                }
+                module.method("done") { (_: NoArguments, _) in
+                    recorder.finish()
+                    return true
+                }
+            },
+            BridgeModule("demo", access: .origins(pageOrigin, crossOrigin, allowsSubframes: true)) { module in
+                module.method("config") { (_: NoArguments, _) in Config(crossOrigin: crossOrigin) }
+                module.method("add") { (operands: Operands, _) in operands.a + operands.b }
+                module.method("echo") { (value: JSONValue, _) in value }
+                module.method("fail") { (_: NoArguments, _) -> Int in throw DemoFailure() }
+                module.method("slowNative", timeout: .milliseconds(200)) { (wait: Milliseconds, _) async throws in
+                    try await Task.sleep(for: .milliseconds(wait.ms))
+                    return wait.ms
+                }
+                module.method("sleep") { (wait: Milliseconds, _) async throws in
+                    try await Task.sleep(for: .milliseconds(wait.ms))
+                    return wait.ms
+                }
+                module.forward("legacyAdd", to: "math", method: "add")
+                module.method("setTitle") { (title: Title, call) in
+                    call.page[PageTitle.self] = title.title
+                    return true
+                }
+                module.method("emitTicks") { (count: Count, call) in
+                    // A sync method runs on the bridge's executor: the events it emits and its own result
+                    // leave in the same batch.
+                    try call.bridge?.assumeIsolated { bridge in
+                        for n in 0..<count.count { try bridge.emit("tick", Tick(n: n)) }
+                    }
+                    return "emitted \(count.count) events with the result, in one batch"
+                }
+                module.method("askPage") { (ask: Ask, call) async throws -> JSONValue in
+                    guard let bridge = call.bridge else { throw BridgeError(.closed, "no bridge") }
+                    return try await bridge.callJavaScript(ask.handler, ask.data)
+                }
+            },
+            BridgeModule("math", access: .origins(pageOrigin)) { module in
+                module.method("add") { (operands: Operands, _) in operands.a + operands.b }
+                module.method("pageTitle") { (_: NoArguments, call) in call.page[PageTitle.self] ?? "" }
+            },
+            BridgeModule("partner", access: .origins("https://partner.example")) { module in
+                module.method("info") { (_: NoArguments, _) in "partner only" }
+            },
+            BridgeModule("secret", access: .origins(pageOrigin, crossOrigin)) { module in
+                module.method("token") { (_: NoArguments, _) in "main frame only" }
+            },
+            BridgeModule("wvjb", access: .origins(pageOrigin)) { module in
+                module.method("greet") { (name: Name, _) in Greeting(greeting: "Hello, \(name.name)") }
+            },
+        ]
+    }
+}
