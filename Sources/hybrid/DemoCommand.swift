@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import HybridTour
+
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Open the bundled demo page in WebKitGTK and tour the bridge, one pass/fail line per capability.",
+        discussion: """
+            Calls, typed errors, events, native→page handlers, WebViewJavascriptBridge compatibility,
+            same- and cross-origin iframes (the cross-origin frame comes from a loopback HTTP server).
+            Exits with status 1 when any capability fails.
+            """)
+
+    @Option(name: .long, help: "Save a PNG of what the page shows at the end.", completion: .file(extensions: ["png"]))
+    var screenshot: String?
+
+    @Option(name: .long, help: "Seconds to wait for the page to finish.")
+    var timeout: Int = 60
+
+    func run() async throws {
+        let report = try await BridgeTour.run(screenshot: screenshot != nil, timeout: .seconds(timeout)) { line in
+            print("\(line.passed ? "PASS" : "FAIL")  \(line.name) — \(line.detail)")
+        }
+        if let screenshot, let image = report.screenshot {
+            try image.write(to: URL(fileURLWithPath: screenshot))
+            print("screenshot: \(screenshot) (\(image.count) bytes)")
+        }
+        let failed = report.lines.filter { !$0.passed }.count
+        if !report.finished { print("FAIL  the tour page did not finish within \(timeout) s") }
+        print("\(report.lines.count - failed) passed, \(failed) failed")
+        if !report.passed { throw ExitCode(1) }
+    }
+}
