@@ -1,6 +1,6 @@
 /// Any JSON value, for arguments and results whose shape the native side does not fix
 /// (WebViewJavascriptBridge handlers, events with free-form data).
-public enum JSONValue: Sendable, Equatable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     case null

@@ -155,14 +155,19 @@ function receive(batch) {
     if (!m || typeof m !== 'object') continue;
     if (m.p !== undefined && m.p !== token) continue; // for an earlier document of this frame, or another frame
     switch (m.k) {
-      case 'ready':
+      case 'ready': {
         if (state !== 'connecting') break;
+        const first = readyResolve !== null;
         state = 'ready';
         modules = m.modules || {};
         while (queued.length) transmit(queued.shift());
-        readyResolve(modules);
-        emit('ready', modules);
+        if (first) {
+          readyResolve(modules);
+          readyResolve = null;
+          emit('ready', modules);
+        }
         break;
+      }
       case 'r':
         settle(m.id, m.ok ? null : toError(m.e), m.r);
         break;
@@ -188,11 +193,15 @@ window.addEventListener('message', (event) => {
   deliverEvent(data.name, data.data);
 });
 
-// Pending calls of a page that is going away reject now, with a reason, rather than never.
+// Pending calls of a page that is going away reject now, with a reason, rather than never: native
+// abandons them when the next document commits. A page kept in the back/forward cache may come back;
+// it then says hello again and carries on.
 window.addEventListener('pagehide', (event) => {
-  if (event.persisted) return; // kept in the back/forward cache: it may come back
-  state = 'closed';
+  state = event.persisted ? 'connecting' : 'closed';
   failAll('navigated', 'the page navigated away before the call finished');
+});
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted && state === 'connecting') sayHello();
 });
 
 const api = {
@@ -231,6 +240,9 @@ Object.defineProperty(window, 'hybrid', { value: api, writable: false, configura
 Object.defineProperty(window, config.receiver, { value: receive, writable: false, configurable: false, enumerable: false });
 
 // Say hello; native answers 'ready' when it is (queued calls wait until then).
-const hello = head('hello', 0, '-', '-') + '{}';
-if (isMainFrame && mainHandler) mainHandler.postMessage(hello);
-else if (replyHandler) replyHandler.postMessage(hello).then(receive, () => {});
+function sayHello() {
+  const hello = head('hello', 0, '-', '-') + '{}';
+  if (isMainFrame && mainHandler) mainHandler.postMessage(hello);
+  else if (replyHandler) replyHandler.postMessage(hello).then(receive, () => {});
+}
+sayHello();

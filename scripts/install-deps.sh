@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what HybridKit needs on Debian 12 (bookworm): WebKitGTK and its headers, and a virtual X server.
+# The Swift toolchain (6.x) is expected on PATH. Safe to run again; needs root (or sudo).
+set -euo pipefail
+
+packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+command -v swift >/dev/null || { echo "swift is not on PATH: install a Swift 6 toolchain" >&2; exit 1; }
