@@ -29,7 +29,7 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var output: Output
         @Option(help: "Sequential calls per measurement (small payloads).") var calls = 2000
         @Option(help: "Calls in flight at once (small payloads).") var inFlight = 1000
-        @Option(help: "Sequential calls per measurement (1 MB payloads).") var largeCalls = 100
+        @Option(help: "Sequential calls per measurement (1 MB payloads).") var largeCalls = 60
         @Option(help: "Calls in flight at once (1 MB payloads).") var largeInFlight = 50
 
         func validate() throws {

@@ -25,7 +25,11 @@ public actor BridgeEngine {
     private var waitingHellos: [(token: String, reply: (any ScriptMessageReply)?)] = []
     private var calls: [PendingCallKey: PendingCall] = [:]
     private var outbox: [String] = []
+    private var outboxBytes = 0
     private var flushScheduled = false
+    /// A batch larger than this goes out at once rather than growing: one huge evaluation costs more
+    /// (script parse, peak memory) than a few medium ones.
+    private let maxBatchBytes = 1 << 20
     private var jsCalls: [Int: CheckedContinuation<String, any Error>] = [:]
     private var nextJSCallID = 1
     private var statistics = BridgeStatistics()
@@ -276,6 +280,11 @@ public actor BridgeEngine {
     /// this turn of the engine's loop.
     private func enqueue(_ message: String) {
         outbox.append(message)
+        outboxBytes += message.utf8.count
+        if outboxBytes >= maxBatchBytes {
+            flush()
+            return
+        }
         guard !flushScheduled else { return }
         flushScheduled = true
         Task { self.flush() }
@@ -283,12 +292,12 @@ public actor BridgeEngine {
 
     private func flush() {
         flushScheduled = false
-        guard !outbox.isEmpty, let engine else {
-            outbox.removeAll()
-            return
+        defer {
+            outbox.removeAll(keepingCapacity: true)
+            outboxBytes = 0
         }
+        guard !outbox.isEmpty, let engine else { return }
         let script = "\(configuration.receiverName)(\(OutboundMessage.batch(outbox)))"
-        outbox.removeAll(keepingCapacity: true)
         statistics.evaluations += 1
         engine.evaluateJavaScriptIgnoringResult(script)
     }
@@ -387,6 +396,7 @@ public actor BridgeEngine {
         jsCalls.removeAll()
         for (_, continuation) in jsPending { continuation.resume(throwing: error) }
         outbox.removeAll()
+        outboxBytes = 0
         waitingHellos.removeAll()
     }
 

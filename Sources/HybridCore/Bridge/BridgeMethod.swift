@@ -13,9 +13,14 @@ public struct BridgeMethod: Sendable {
     /// Overrides the bridge's ``BridgeLimits/callTimeout`` for this method.
     let timeout: Duration?
 
+    // Shared: building a coder per call costs more than the coding of a small message. Foundation's coders
+    // are safe to share once configured.
+    private static let decoder = JSONDecoder()
+    private static let encoder = JSONEncoder()
+
     static func decode<Args: Decodable>(_ type: Args.Type, from payload: Substring.UTF8View) throws(BridgeError) -> Args {
         do {
-            return try JSONDecoder().decode(Args.self, from: Data(payload))
+            return try decoder.decode(Args.self, from: Data(payload))
         } catch let error as DecodingError {
             throw .badArguments("arguments do not match \(Args.self): \(DecodingErrorSummary(error))")
         } catch {
@@ -25,7 +30,7 @@ public struct BridgeMethod: Sendable {
 
     static func encode<Result: Encodable>(_ result: Result) throws(BridgeError) -> String {
         do {
-            return String(decoding: try JSONEncoder().encode(result), as: UTF8.self)
+            return String(decoding: try encoder.encode(result), as: UTF8.self)
         } catch {
             throw .internalError("the method's result could not be encoded as JSON")
         }

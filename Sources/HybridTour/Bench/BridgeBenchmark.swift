@@ -1,37 +1,55 @@
 import Foundation
 import HybridCore
 import HybridGTK
+import Synchronization
 
 /// `hybrid bench bridge`: bridge round trips against a bare `postMessage` → `evaluate_javascript` echo,
 /// measured in the same page of the same engine, interleaved.
+///
+/// Sequential round trips are timed natively: in a sequential loop the page posts call *i + 1* as soon as
+/// the answer to call *i* arrives, so the time between two arrivals is one full round trip.
 public enum BridgeBenchmark {
     public struct Options: Sendable {
         public var calls = 2000
         public var inFlight = 1000
-        public var largeCalls = 100
+        public var largeCalls = 60
         public var largeInFlight = 50
+        public var rounds = 5
         public var sizes = [100, 1 << 20]
         public init() {}
     }
 
     public enum BenchError: Error, CustomStringConvertible {
         case pageFailed(String)
-        case timedOut
         public var description: String {
             switch self {
             case .pageFailed(let why): "the benchmark page failed: \(why)"
-            case .timedOut: "the benchmark page did not finish in time"
             }
         }
     }
 
-    /// The baseline: echo a page's message with one evaluation, doing nothing else.
+    /// Arrival times of the messages of one kind.
+    final class ArrivalLog: Sendable {
+        private let times = Mutex<[ContinuousClock.Instant]>([])
+        func record() { times.withLock { $0.append(.now) } }
+        func take() -> [ContinuousClock.Instant] {
+            times.withLock { times in
+                let taken = times
+                times.removeAll(keepingCapacity: true)
+                return taken
+            }
+        }
+    }
+
+    /// The baseline: answer a page's message with one evaluation, doing nothing else.
     final class BareEcho: ScriptMessageHandler, @unchecked Sendable {
         // Set once before the page loads; used on the engine's executor.
         weak var engine: (any WebEngine)?
+        let arrivals = ArrivalLog()
         private let encoder = JSONEncoder()
 
         func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+            arrivals.record()
             guard case .string(let text) = message.body, let colon = text.firstIndex(of: ":"),
                 let quoted = try? encoder.encode(String(text[text.index(after: colon)...]))
             else { return }
@@ -39,18 +57,27 @@ public enum BridgeBenchmark {
         }
     }
 
-    private struct PageResult: Decodable {
-        struct Latency: Decodable { let p50: Double; let p99: Double }
-        struct Rate: Decodable { let perSecond: Double }
-        struct Size: Decodable {
-            let bare: Latency
-            let bridge: Latency
-            let bareFlight: Rate
-            let bridgeFlight: Rate
+    /// Hears the page say a phase is over.
+    final class PhaseEnd: ScriptMessageHandler, @unchecked Sendable {
+        // Used on the engine's executor only.
+        private var waiter: CheckedContinuation<String, Never>?
+        func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+            guard case .string(let text) = message.body else { return }
+            waiter?.resume(returning: text)
+            waiter = nil
         }
+        @GTKActor func wait(starting start: () -> Void) async -> String {
+            await withCheckedContinuation { continuation in
+                waiter = continuation
+                start()
+            }
+        }
+    }
+
+    private struct PhaseResult: Decodable {
         let ok: Bool
         let error: String?
-        let results: [String: Size]?
+        let perSecond: Double?
     }
 
     @GTKActor
@@ -63,14 +90,20 @@ public enum BridgeBenchmark {
         defer { view.close() }
         let echo = BareEcho()
         echo.engine = view
+        let end = PhaseEnd()
         view.addScriptMessageHandler(echo, name: "benchEcho", replies: false)
+        view.addScriptMessageHandler(end, name: "benchDone", replies: false)
+        let bridgeArrivals = ArrivalLog()
         var configuration = BridgeConfiguration()
         configuration.limits.maxMessageBytes = 64 << 20
         let page = try HybridPage(
             engine: view,
             modules: [
                 BridgeModule("bench", access: .origins("app://bench")) { module in
-                    module.method("echo") { (payload: String, _) in payload }
+                    module.method("echo") { (payload: String, _) in
+                        bridgeArrivals.record()
+                        return payload
+                    }
                 }
             ], configuration: configuration)
         defer { page.close() }
@@ -80,50 +113,67 @@ public enum BridgeBenchmark {
         view.load(EngineRequest(url: url))
         await loaded.wait()
 
-        let optionsJSON =
-            #"{"calls":\#(options.calls),"inFlight":\#(options.inFlight),"largeCalls":\#(options.largeCalls),"#
-            + #""largeInFlight":\#(options.largeInFlight),"sizes":[\#(options.sizes.map(String.init).joined(separator: ","))]}"#
-        view.evaluateJavaScriptIgnoringResult("runBench(\(optionsJSON))")
-        let result = try await poll(view)
-        guard result.ok, let sizes = result.results else { throw BenchError.pageFailed(result.error ?? "unknown") }
+        func phase(_ kind: String, size: Int, count: Int) async throws -> PhaseResult {
+            let json = await end.wait { view.evaluateJavaScriptIgnoringResult("runPhase('\(kind)', \(size), \(count), \(options.rounds))") }
+            let result = try JSONDecoder().decode(PhaseResult.self, from: Data(json.utf8))
+            guard result.ok else { throw BenchError.pageFailed(result.error ?? "unknown") }
+            return result
+        }
+        func roundTrips(_ log: ArrivalLog, _ kind: String, size: Int, count: Int) async throws -> [Double] {
+            _ = log.take()
+            _ = try await phase(kind, size: size, count: count + 1)
+            let times = log.take()
+            return zip(times.dropFirst(), times).map { later, earlier in
+                let elapsed = (later - earlier).components
+                return Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12
+            }
+        }
 
         var figures: [BenchFigure] = []
         for size in options.sizes {
-            guard let measured = sizes[String(size)] else { continue }
-            let label = size >= 1 << 20 ? "\(size >> 20) MB" : "\(size) B"
-            let floor = 1_000_000 / measured.bare.p50
+            let large = size >= 1 << 20
+            let calls = large ? options.largeCalls : options.calls
+            let flightCount = large ? options.largeInFlight : options.inFlight
+            // Warm both paths up, then alternate so that machine noise hits both alike.
+            _ = try await roundTrips(echo.arrivals, "bare-seq", size: size, count: min(calls, 50))
+            _ = try await roundTrips(bridgeArrivals, "bridge-seq", size: size, count: min(calls, 50))
+            var bare: [Double] = []
+            var bridge: [Double] = []
+            for _ in 0..<2 {
+                bare += try await roundTrips(echo.arrivals, "bare-seq", size: size, count: calls / 2)
+                bridge += try await roundTrips(bridgeArrivals, "bridge-seq", size: size, count: calls / 2)
+            }
+            let bareFlight = try await phase("bare-flight", size: size, count: flightCount).perSecond ?? 0
+            let bridgeFlight = try await phase("bridge-flight", size: size, count: flightCount).perSecond ?? 0
+            _ = echo.arrivals.take()
+            _ = bridgeArrivals.take()
+
+            let label = large ? "\(size >> 20) MB" : "\(size) B"
+            let bareP50 = percentile(bare, 0.5)
+            let floor = 1_000_000 / bareP50
             figures += [
                 BenchFigure(
-                    scenario: "bridge", figure: "sequential p50, \(label)", value: measured.bridge.p50, unit: "µs",
-                    baselineName: "bare echo p50", baseline: measured.bare.p50, better: .lower,
-                    targetRatio: size < 1 << 20 ? 1.15 : nil),
+                    scenario: "bridge", figure: "sequential p50, \(label)", value: percentile(bridge, 0.5), unit: "µs",
+                    baselineName: "bare echo p50", baseline: bareP50, better: .lower, targetRatio: large ? nil : 1.15),
                 BenchFigure(
-                    scenario: "bridge", figure: "sequential p99, \(label)", value: measured.bridge.p99, unit: "µs",
-                    baselineName: "bare echo p99", baseline: measured.bare.p99, better: .lower),
+                    scenario: "bridge", figure: "sequential p99, \(label)", value: percentile(bridge, 0.99), unit: "µs",
+                    baselineName: "bare echo p99", baseline: percentile(bare, 0.99), better: .lower),
                 BenchFigure(
-                    scenario: "bridge", figure: "in flight (\(size < 1 << 20 ? options.inFlight : options.largeInFlight)), \(label)",
-                    value: measured.bridgeFlight.perSecond, unit: "calls/s", baselineName: "sequential floor (1/bare p50)",
-                    baseline: floor, better: .higher, targetRatio: size < 1 << 20 ? 5 : nil),
+                    scenario: "bridge", figure: "\(flightCount) in flight, \(label)", value: bridgeFlight, unit: "calls/s",
+                    baselineName: "sequential floor (1/bare p50)", baseline: floor, better: .higher,
+                    targetRatio: large ? nil : 5),
                 BenchFigure(
-                    scenario: "bridge", figure: "in flight bare echo, \(label)", value: measured.bareFlight.perSecond,
+                    scenario: "bridge", figure: "\(flightCount) in flight, bare echo, \(label)", value: bareFlight,
                     unit: "calls/s", baselineName: "sequential floor (1/bare p50)", baseline: floor, better: .higher),
             ]
         }
         return figures
     }
 
-    @GTKActor
-    private static func poll(_ view: GTKWebView) async throws -> PageResult {
-        let deadline = ContinuousClock.now + .seconds(600)
-        while ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            if let json = try await view.evaluateJavaScript("window.benchResult"), json != "null",
-                let result = try? JSONDecoder().decode(PageResult.self, from: Data(json.utf8))
-            {
-                return result
-            }
-        }
-        throw BenchError.timedOut
+    static func percentile(_ samples: [Double], _ p: Double) -> Double {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int(p * Double(sorted.count)))]
     }
 }
 
