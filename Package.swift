@@ -53,6 +53,7 @@ let package = Package(
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore"]),

@@ -12,6 +12,8 @@ public enum BridgeTour {
         public var passed: Bool { finished && !lines.isEmpty && lines.allSatisfy(\.passed) }
     }
 
+    static let earlyCallQueuedTitle = "HybridKit bridge tour: early call queued"
+
     public enum TourError: Error, CustomStringConvertible {
         case pagesMissing
         public var description: String { "the demo pages are missing from HybridTour's bundle; rebuild the package" }
@@ -43,7 +45,12 @@ public enum BridgeTour {
         defer { page.close() }
         try view.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
         view.load(EngineRequest(url: entry))
-        try await Task.sleep(for: .milliseconds(300))
+        // Say ready only once the page has queued its early call (it says so in its title), so the tour
+        // shows the queue at work however fast or slow the machine is.
+        let deadline = ContinuousClock.now + timeout
+        while view.title != earlyCallQueuedTitle, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         await page.bridge.markReady()
         let finished = await recorder.waitUntilFinished(timeout: timeout)
         var image: Data?

@@ -27,6 +27,7 @@ struct BenchCommand: AsyncParsableCommand {
                 """)
 
         @OptionGroup var output: Output
+        @OptionGroup var global: GlobalOptions
         @Option(help: "Sequential calls per measurement (small payloads).") var calls = 2000
         @Option(help: "Calls in flight at once (small payloads).") var inFlight = 1000
         @Option(help: "Sequential calls per measurement (1 MB payloads).") var largeCalls = 60
@@ -39,6 +40,7 @@ struct BenchCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            global.bootstrapLogging()
             var options = BridgeBenchmark.Options()
             options.calls = calls
             options.inFlight = inFlight

@@ -18,7 +18,10 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds to wait for the page to finish.")
     var timeout: Int = 60
 
+    @OptionGroup var global: GlobalOptions
+
     func run() async throws {
+        global.bootstrapLogging()
         let report = try await BridgeTour.run(screenshot: screenshot != nil, timeout: .seconds(timeout)) { line in
             print("\(line.passed ? "PASS" : "FAIL")  \(line.name) — \(line.detail)")
         }
