@@ -11,10 +11,8 @@ import Testing
     }
 
     @Test @GTKActor func hostileMessagesGetErrorsAndTheBridgeSurvives() async throws {
-        let page = try TestPage(modules: [Self.echo])
+        let page = try await TestPage.ready(modules: [Self.echo])
         defer { page.close() }
-        try await page.load("test/blank.html")
-        try await page.waitFor("hybrid.isReady")
 
         // Through the reply handler the page learns each message's fate; collect them.
         _ = try await page.evaluate(
@@ -76,10 +74,8 @@ import Testing
     }
 
     @Test @GTKActor func aSubframeCannotPoseAsTheMainDocumentOfAnotherOrigin() async throws {
-        let page = try TestPage(modules: [Self.echo])
+        let page = try await TestPage.ready(modules: [Self.echo])
         defer { page.close() }
-        try await page.load("test/blank.html")
-        try await page.waitFor("hybrid.isReady")
         _ = try await page.evaluate(
             """
             (() => {

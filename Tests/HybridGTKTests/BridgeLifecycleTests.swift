@@ -49,6 +49,7 @@ import Testing
             bridges.append(WeakBox(page.page.bridge))
             views.append(WeakBox(page.view))
             if cycle.isMultiple(of: 10) {
+                // Every tenth cycle goes as far as a loaded page with a ready bridge.
                 try await page.load("test/blank.html")
                 try await page.waitFor("hybrid.isReady")
             }

@@ -20,6 +20,14 @@ final class TestPage {
         try view.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
     }
 
+    /// A page with a blank document loaded and the bridge ready.
+    static func ready(modules: [BridgeModule]) async throws -> TestPage {
+        let page = try TestPage(modules: modules)
+        try await page.load("test/blank.html")
+        try await page.waitFor("hybrid.isReady")
+        return page
+    }
+
     func load(_ path: String) async throws {
         let url = try #require(URL(string: "app://demo/\(path)"))
         let count = loads.finished
