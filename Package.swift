@@ -8,12 +8,16 @@ let package = Package(
         .library(name: "HybridCore", targets: ["HybridCore"]),
         .library(name: "HybridGTK", targets: ["HybridGTK"]),
         .library(name: "HybridWK", targets: ["HybridWK"]),
+        .library(name: "HybridCookies", targets: ["HybridCookies"]),
+        .library(name: "HybridPackages", targets: ["HybridPackages"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // Engine-free logic: the port, the bridge, and the JS runtime it injects.
@@ -60,6 +64,35 @@ let package = Package(
         .testTarget(
             name: "HybridGTKTests",
             dependencies: ["HybridCore", "HybridGTK", "HybridTour"]
+        ),
+        // RFC 6265 cookie jar (Foundation only), not yet synced with the engine.
+        .target(
+            name: "HybridCookies",
+            resources: [
+                .copy("Resources/public_suffix_list.dat"),
+                .copy("Resources/PUBLIC_SUFFIX_LIST_LICENSE.txt"),
+            ]
+        ),
+        // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
+        .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
+        .testTarget(name: "HybridCookiesTests", dependencies: ["HybridCookies", "cookie-writer"]),
+        // Offline packages: format, signing, installer, store, resolver (see docs/package-format.md).
+        .target(
+            name: "HybridPackages",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
+        ),
+        // Helper for the package crash test: installs a package and pauses until it is SIGKILLed.
+        .executableTarget(name: "package-install-child", dependencies: ["HybridPackages"]),
+        .testTarget(
+            name: "HybridPackagesTests",
+            dependencies: [
+                "HybridPackages", "package-install-child",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
