@@ -8,7 +8,7 @@ import Foundation
   import Darwin
 #endif
 
-/// The few durability primitives the store needs (see FORMAT.md, "Durability").
+/// The few durability primitives the store needs (see docs/package-format.md, "Durability").
 enum DurableFiles {
   /// Flushes everything written under `directory`'s file system with a single call.
   ///

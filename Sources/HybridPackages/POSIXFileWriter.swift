@@ -11,7 +11,7 @@ import Foundation
 /// Writes files with plain `open`/`write`/`close`.
 ///
 /// No per-file `fsync`: the installer makes the whole staging directory durable with one file-system sync
-/// before the commit rename (see FORMAT.md, "Durability"), which is what keeps installs near `unzip` speed.
+/// before the commit rename (see docs/package-format.md, "Durability"), which is what keeps installs near `unzip` speed.
 public struct POSIXFileWriter: FileWriting {
   public init() {}
 

@@ -1,4 +1,4 @@
-/// Names of the entries inside a package zip (see FORMAT.md).
+/// Names of the entries inside a package zip (see docs/package-format.md).
 public enum PackageArchiveLayout {
   public static let manifestPath = "manifest.json"
   public static let signaturePath = "manifest.sig"

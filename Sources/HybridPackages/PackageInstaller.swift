@@ -3,7 +3,7 @@ import ZIPFoundation
 
 /// Verifies and installs package files into a `PackageStore` (full packages and diffs).
 ///
-/// Protocol (see FORMAT.md): verify the signature and every entry *before* writing; extract into a private
+/// Protocol (see docs/package-format.md): verify the signature and every entry *before* writing; extract into a private
 /// staging directory while hashing each byte; one file-system sync; one `rename` into `versions/` (the
 /// commit); then atomically rewrite the active pointer. A failure or crash at any point leaves the previous
 /// version active and intact, and at worst a staging directory that the next `PackageStore` open removes.

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// The signed description of a package version (stored as `manifest.json` in the zip; see FORMAT.md).
+/// The signed description of a package version (stored as `manifest.json` in the zip; see docs/package-format.md).
 public struct PackageManifest: Sendable, Hashable, Codable {
   /// The manifest format this library writes. Readers refuse newer formats rather than guess.
   public static let currentFormatVersion = 1

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where things live inside the store root (see FORMAT.md, "On-disk store").
+/// Where things live inside the store root (see docs/package-format.md, "On-disk store").
 struct StoreLayout: Sendable {
   let root: URL
 
