@@ -75,6 +75,20 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect((messages[0]["modules"] as? [String: [String]])?["math"]?.contains("add") == true)
     }
 
+    @Test func aBatchedPostAnswersEachCallInOneEvaluation() async throws {
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        let calls = (1...50).map { id -> String in
+            guard case .string(let text) = PageMessage.call("math", "add", id: id, args: #"{"x":\#(id),"y":1}"#) else { return "" }
+            return text
+        }
+        engine.post(.string(calls.joined(separator: "\n")))
+        #expect(try await waitUntil { try result(id: 50) != nil })
+        await settle()
+        #expect(engine.evaluations.count == 1)
+        #expect(try (1...50).allSatisfy { try result(id: $0)?["r"] as? Int == $0 + 1 })
+    }
+
     @Test func everyFailureIsTyped() async throws {
         let bridge = try makeBridge()
         defer { withExtendedLifetime(bridge) {} }

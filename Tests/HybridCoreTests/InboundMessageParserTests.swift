@@ -53,6 +53,19 @@ import Testing
         }
     }
 
+    @Test func readsABatchMessageByMessage() throws {
+        let batch = parser.parseBatch(
+            "H1 call 1 0123456789abcdef main o m n\n[1]\nH1 call 2 0123456789abcdef main o m n\n[[[[[[0]]]]]]\n"
+                + "H1 call 3 0123456789abcdef main o m n\n{}")
+        #expect(batch.count == 3)
+        #expect(try batch[0].get().id == 1)
+        // The bad one fails alone, and still names its id so its caller hears about it.
+        #expect(throws: InboundMessageError.self) { try batch[1].get() }
+        if case .failure(let error) = batch[1] { #expect(error.id == 2) }
+        #expect(try batch[2].get().id == 3)
+        #expect(throws: InboundMessageError.self) { try parser.parse("H1 call 1 0123456789abcdef main o m n\n1\nH1 call 2 0123456789abcdef main o m n\n2") }
+    }
+
     @Test func bracketsInsideStringsDoNotCount() throws {
         let message = try parser.parse("H1 call 1 0123456789abcdef main o m n\n\"[[[[[[[[\\\"]]]\"")
         #expect(message.id == 1)

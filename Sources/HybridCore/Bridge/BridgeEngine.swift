@@ -93,13 +93,17 @@ public actor BridgeEngine {
             refuse(InboundMessageError(error: .badMessage("a bridge message must be a string")), reply: reply)
             return
         }
-        let inbound: InboundMessage
-        do {
-            inbound = try parser.parse(text)
-        } catch {
-            refuse(error, reply: reply)
-            return
+        // A reply settles once, so a reply-capable post carries one message; main-frame posts carry a batch.
+        let messages = reply == nil ? parser.parseBatch(text) : [Result { () throws(InboundMessageError) in try parser.parse(text) }]
+        for message in messages {
+            switch message {
+            case .success(let inbound): handle(inbound, reply: reply)
+            case .failure(let error): refuse(error, reply: reply)
+            }
         }
+    }
+
+    private func handle(_ inbound: InboundMessage, reply: (any ScriptMessageReply)?) {
         if inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
             refuse(InboundMessageError(error: .denied(problem), id: inbound.id, token: inbound.token, frame: .main), reply: reply)
             return

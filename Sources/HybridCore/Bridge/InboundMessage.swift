@@ -14,7 +14,7 @@ public struct InboundMessage: Sendable, Equatable {
     public var module: String
     public var method: String
     /// The JSON payload, UTF-8.
-    public var payload: String.UTF8View.SubSequence
+    public var payload: Substring.UTF8View
 
     public static func == (lhs: InboundMessage, rhs: InboundMessage) -> Bool {
         lhs.kind == rhs.kind && lhs.id == rhs.id && lhs.token == rhs.token && lhs.frame == rhs.frame
@@ -37,16 +37,45 @@ public struct InboundMessageParser: Sendable {
 
     public init(limits: BridgeLimits) { self.limits = limits }
 
+    /// Reads a post holding one message.
     public func parse(_ text: String) throws(InboundMessageError) -> InboundMessage {
-        let bytes = text.utf8
+        let messages = parseBatch(text)
+        guard messages.count == 1, let only = messages.first else {
+            throw InboundMessageError(error: .badMessage("expected one message, found \(messages.count)"))
+        }
+        return try only.get()
+    }
+
+    /// Reads a post holding any number of messages: head and payload lines, alternating. Each message
+    /// stands or falls alone; a post over the size limit falls whole.
+    public func parseBatch(_ text: String) -> [Result<InboundMessage, InboundMessageError>] {
+        let bytes = Substring(text).utf8
         guard bytes.count <= limits.maxMessageBytes else {
-            throw InboundMessageError(
-                error: .badMessage("message of \(bytes.count) bytes exceeds the limit of \(limits.maxMessageBytes)"))
+            return [.failure(InboundMessageError(
+                error: .badMessage("message of \(bytes.count) bytes exceeds the limit of \(limits.maxMessageBytes)")))]
         }
-        guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
-            throw InboundMessageError(error: .badMessage("message has no head line"))
-        }
-        let fields = bytes[..<newline].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        var results: [Result<InboundMessage, InboundMessageError>] = []
+        var rest = bytes[...]
+        repeat {
+            guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+                results.append(.failure(InboundMessageError(error: .badMessage("message has no head line"))))
+                break
+            }
+            let head = rest[..<newline]
+            let payloadStart = rest.index(after: newline)
+            let payloadEnd = rest[payloadStart...].firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+            results.append(Result { () throws(InboundMessageError) in
+                try parseOne(head: head, payload: rest[payloadStart..<payloadEnd])
+            })
+            rest = payloadEnd == rest.endIndex ? rest[payloadEnd...] : rest[rest.index(after: payloadEnd)...]
+        } while !rest.isEmpty
+        return results
+    }
+
+    private func parseOne(head: Substring.UTF8View, payload: Substring.UTF8View) throws(InboundMessageError)
+        -> InboundMessage
+    {
+        let fields = head.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard fields.count == 8, fields[0].elementsEqual("H1".utf8) else {
             throw InboundMessageError(error: .badMessage("message head is not 'H1 kind id token frame origin module method'"))
         }
@@ -68,7 +97,6 @@ public struct InboundMessageParser: Sendable {
         guard let module = Self.string(fields[6]), let method = Self.string(fields[7]),
             kind != .call || (Self.isName(module) && Self.isName(method))
         else { throw fail("module or method name is malformed") }
-        let payload = bytes[bytes.index(after: newline)...]
         if let problem = JSONShape.check(payload, maxDepth: limits.maxNestingDepth) { throw fail(problem) }
         return InboundMessage(
             kind: kind, id: id, token: token, frame: frame, origin: origin, module: module, method: method,

@@ -2,11 +2,13 @@
 //   (function (config) { <this file> <wvjb.js> })(<config JSON>);
 // so nothing here leaks into the page's global scope except `window.hybrid` (and the WVJB shim).
 //
-// Wire format, page → native (one string per message, posted to a script message handler):
+// Wire format, page → native (strings posted to a script message handler):
 //   "H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>"
 // A space-separated head that is cheap to parse natively, then the payload bytes that native decodes
-// straight into the method's argument type. Native → page: `receive([...messages])`, one evaluation per
-// batch in the main frame, or the reply of a reply-capable handler in subframes.
+// straight into the method's argument type. The main frame sends the messages of one turn in one post,
+// separated by newlines; subframes send one message per post (each post has its own reply).
+// Native → page: `receive([...messages])`, one evaluation per batch in the main frame, or the reply of a
+// reply-capable handler in subframes.
 'use strict';
 
 if (window.hybrid && window.hybrid.__runtime === config.runtimeId) return;
@@ -41,9 +43,30 @@ function head(kind, id, module, method) {
   return `H1 ${kind} ${id} ${token} ${isMainFrame ? 'main' : 'sub'} ${origin} ${module} ${method}\n`;
 }
 
+// Main-frame messages written in the same turn leave together: one postMessage per microtask checkpoint,
+// messages joined by newlines (JSON.stringify never writes a raw newline, so they cannot be confused).
+let outgoing = [];
+let outgoingLength = 0;
+let outgoingScheduled = false;
+
+function flushOutgoing() {
+  outgoingScheduled = false;
+  if (!outgoing.length) return;
+  const text = outgoing.join('\n');
+  outgoing = [];
+  outgoingLength = 0;
+  mainHandler.postMessage(text);
+}
+
 function transmit(text) {
   if (isMainFrame && mainHandler) {
-    mainHandler.postMessage(text);
+    if (outgoingLength + text.length + 1 > config.maxMessageLength) flushOutgoing(); // keep batches under the limit
+    outgoing.push(text);
+    outgoingLength += text.length + 1;
+    if (!outgoingScheduled) {
+      outgoingScheduled = true;
+      queueMicrotask(flushOutgoing);
+    }
   } else if (replyHandler) {
     replyHandler.postMessage(text).then(receive, (error) => failAll('internal', `bridge transport failed: ${error && error.message}`));
   } else {
