@@ -58,21 +58,30 @@ struct Gate: PageContextKey { typealias Value = String }
         _ = bridge
     }
 
-    @Test func answersACallInOneBatch() async throws {
+    @Test func answersAPostInOneEvaluation() async throws {
         let bridge = try makeBridge()
-        engine.post(PageMessage.hello())
-        engine.post(PageMessage.call("math", "add", id: 1, args: #"{"x":2,"y":3}"#))
-        engine.post(PageMessage.call("math", "plus", id: 2, args: #"{"x":4,"y":5}"#))
-        try await bridge.emit("tick", ["n": 1])
-        #expect(await waitUntil { !engine.evaluations.isEmpty })
-        await settle()
-        // Everything produced in one turn — ready, two results, an event — went out in one evaluation.
+        defer { withExtendedLifetime(bridge) {} }
+        let texts = [
+            PageMessage.hello(), PageMessage.call("math", "add", id: 1, args: #"{"x":2,"y":3}"#),
+            PageMessage.call("math", "plus", id: 2, args: #"{"x":4,"y":5}"#),
+        ].compactMap { body -> String? in if case .string(let text) = body { text } else { nil } }
+        engine.post(.string(texts.joined(separator: "\n")))
+        // Answered before the handler returned: no extra turn of the loop for synchronous methods.
         #expect(engine.evaluations.count == 1)
         let messages = try engine.deliveredMessages()
-        #expect(messages.map { $0["k"] as? String } == ["ready", "r", "r", "ev"])
+        #expect(messages.map { $0["k"] as? String } == ["ready", "r", "r"])
         #expect(try result(id: 1)?["r"] as? Int == 5)
         #expect(try result(id: 2)?["r"] as? Int == 9)
         #expect((messages[0]["modules"] as? [String: [String]])?["math"]?.contains("add") == true)
+    }
+
+    @Test func eventsEmittedTogetherLeaveTogether() async throws {
+        let bridge = try makeBridge()
+        for n in 0..<3 { try await bridge.emit("tick", ["n": n]) }
+        #expect(await waitUntil { !engine.evaluations.isEmpty })
+        await settle()
+        #expect(engine.evaluations.count == 1)
+        #expect(try engine.deliveredMessages().map { $0["k"] as? String } == ["ev", "ev", "ev"])
     }
 
     @Test func aBatchedPostAnswersEachCallInOneEvaluation() async throws {

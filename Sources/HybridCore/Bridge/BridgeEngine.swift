@@ -101,6 +101,10 @@ public actor BridgeEngine {
             case .failure(let error): refuse(error, reply: reply)
             }
         }
+        // What this post produced (answers of synchronous methods, events they emitted) leaves now, in one
+        // evaluation: waiting for the end of the loop's turn would add a hop to every sequential call, and
+        // the page already sends the calls of one turn together.
+        if !outbox.isEmpty { flush() }
     }
 
     private func handle(_ inbound: InboundMessage, reply: (any ScriptMessageReply)?) {
@@ -280,8 +284,8 @@ public actor BridgeEngine {
         }
     }
 
-    /// Queues a message for the main frame; the whole queue goes out in one evaluation at the end of
-    /// this turn of the engine's loop.
+    /// Queues a message for the main frame; the whole queue goes out in one evaluation at the end of the
+    /// post being handled, or else at the end of this turn of the engine's loop.
     private func enqueue(_ message: String) {
         outbox.append(message)
         outboxBytes += message.utf8.count

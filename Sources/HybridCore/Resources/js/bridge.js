@@ -43,14 +43,16 @@ function head(kind, id, module, method) {
   return `H1 ${kind} ${id} ${token} ${isMainFrame ? 'main' : 'sub'} ${origin} ${module} ${method}\n`;
 }
 
-// Main-frame messages written in the same turn leave together: one postMessage per microtask checkpoint,
-// messages joined by newlines (JSON.stringify never writes a raw newline, so they cannot be confused).
+// Main-frame messages written in the same turn leave together. The first message of a turn goes at once
+// (a lone call pays nothing); later ones wait for the microtask checkpoint and leave in one post, joined by
+// newlines (JSON.stringify never writes a raw newline, so they cannot be confused). Batches stay under
+// 1 MB: one giant post costs more to copy and parse than a few medium ones.
+const maxBatchLength = Math.min(config.maxMessageLength, 1 << 20);
 let outgoing = [];
 let outgoingLength = 0;
-let outgoingScheduled = false;
+let turnOpen = false;
 
 function flushOutgoing() {
-  outgoingScheduled = false;
   if (!outgoing.length) return;
   const text = outgoing.join('\n');
   outgoing = [];
@@ -60,13 +62,18 @@ function flushOutgoing() {
 
 function transmit(text) {
   if (isMainFrame && mainHandler) {
-    if (outgoingLength + text.length + 1 > config.maxMessageLength) flushOutgoing(); // keep batches under the limit
+    if (!turnOpen) {
+      turnOpen = true;
+      queueMicrotask(() => {
+        turnOpen = false;
+        flushOutgoing();
+      });
+      mainHandler.postMessage(text);
+      return;
+    }
+    if (outgoingLength + text.length + 1 > maxBatchLength) flushOutgoing();
     outgoing.push(text);
     outgoingLength += text.length + 1;
-    if (!outgoingScheduled) {
-      outgoingScheduled = true;
-      queueMicrotask(flushOutgoing);
-    }
   } else if (replyHandler) {
     replyHandler.postMessage(text).then(receive, (error) => failAll('internal', `bridge transport failed: ${error && error.message}`));
   } else {
