@@ -44,7 +44,7 @@ public enum BridgeTour {
             configuration: configuration)
         defer { page.close() }
         try view.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
-        view.load(EngineRequest(url: entry))
+        try view.load(EngineRequest(url: entry))
         // Say ready only once the page has queued its early call (it says so in its title), so the tour
         // shows the queue at work however fast or slow the machine is.
         let deadline = ContinuousClock.now + timeout

@@ -33,7 +33,7 @@ public final class WKEngine: NSObject, WebEngine {
 
     public nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
 
-    public nonisolated func load(_ request: EngineRequest) {
+    public nonisolated func load(_ request: EngineRequest) throws(EngineError) {
         MainActor.assumeIsolated {
             var urlRequest = URLRequest(url: request.url)
             urlRequest.httpMethod = request.method

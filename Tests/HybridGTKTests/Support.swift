@@ -31,7 +31,7 @@ final class TestPage {
     func load(_ path: String) async throws {
         let url = try #require(URL(string: "app://demo/\(path)"))
         let count = loads.finished
-        view.load(EngineRequest(url: url))
+        try view.load(EngineRequest(url: url))
         try await waitUntil(timeout: .seconds(20)) { loads.finished > count }
     }
 

@@ -8,6 +8,8 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     case schemeNotAllowed(String)
     /// The operation needs a web view that has already been torn down.
     case viewClosed
+    /// The engine cannot do what was asked (say, load a POST with a body on WebKitGTK).
+    case unsupported(String)
     /// The engine failed in a way the adapter can only describe.
     case engine(String)
 
@@ -17,6 +19,7 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
         case .schemeNotAllowed(let scheme):
             "the engine does not allow a handler for the '\(scheme)' scheme; use a custom scheme such as 'app'"
         case .viewClosed: "the web view has been closed; create a new one"
+        case .unsupported(let what): "not supported by this engine: \(what)"
         case .engine(let message): "engine error: \(message)"
         }
     }

@@ -11,7 +11,9 @@ public protocol WebEngine: AnyObject, Sendable {
     var executor: UnownedSerialExecutor { get }
 
     // MARK: Loading
-    func load(_ request: EngineRequest)
+    /// Loads `request` in the main frame. Engines that cannot send its method or body refuse it
+    /// (``EngineError/unsupported(_:)``) rather than silently load a different request.
+    func load(_ request: EngineRequest) throws(EngineError)
     func loadHTML(_ html: String, baseURL: URL?)
     func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL)
     func reload()

@@ -102,17 +102,17 @@ public final class GTKWebView: WebEngine {
 
     // MARK: Loading
 
-    public nonisolated func load(_ request: EngineRequest) {
+    public nonisolated func load(_ request: EngineRequest) throws(EngineError) {
+        // WebKitGTK's public API loads GET requests only: sending this one would silently drop its method
+        // and body, the very bug this project exists to prevent.
+        guard request.method == "GET", request.body == nil else {
+            throw .unsupported("WebKitGTK can only load GET requests without a body, not \(request.method)")
+        }
         GTKActor.run {
             guard !closed else { return }
             let uriRequest = webkit_uri_request_new(request.url.absoluteString)
             if let headers = webkit_uri_request_get_http_headers(uriRequest) {
                 for header in request.headers { soup_message_headers_replace(headers, header.name, header.value) }
-            }
-            if request.method != "GET" || request.body != nil {
-                // WebKitGTK's public API loads GET requests only; a body would be silently dropped, which is
-                // exactly the bug this project exists to prevent. Say so loudly in debug builds.
-                assertionFailure("WebKitGTK cannot load a \(request.method) request with a body directly")
             }
             webkit_web_view_load_request(webView, uriRequest)
             g_object_unref(uriRequest)

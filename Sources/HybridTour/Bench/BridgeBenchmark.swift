@@ -110,7 +110,7 @@ public enum BridgeBenchmark {
         try view.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
         let loaded = LoadSignal()
         page.delegate = loaded
-        view.load(EngineRequest(url: url))
+        try view.load(EngineRequest(url: url))
         await loaded.wait()
 
         func phase(_ kind: String, size: Int, count: Int) async throws -> PhaseResult {

@@ -12,7 +12,7 @@ final class FakeEngine: WebEngine {
     var currentURL: URL? = URL(string: "https://app.example")
     weak var delegate: (any NavigationDelegate)?
 
-    nonisolated func load(_ request: EngineRequest) {}
+    nonisolated func load(_ request: EngineRequest) throws(EngineError) {}
     nonisolated func loadHTML(_ html: String, baseURL: URL?) {}
     nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {}
     nonisolated func reload() {}
