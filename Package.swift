@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "HybridCore", targets: ["HybridCore"]),
         .library(name: "HybridGTK", targets: ["HybridGTK"]),
         .library(name: "HybridWK", targets: ["HybridWK"]),
+        // Loaded by WebKitGTK's web processes (dlopen), never linked: see Sources/HybridWebExtension.
+        .library(name: "HybridWebExtension", type: .dynamic, targets: ["HybridWebExtension"]),
         .library(name: "HybridCookies", targets: ["HybridCookies"]),
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
@@ -32,6 +34,10 @@ let package = Package(
             pkgConfig: "webkit2gtk-4.1",
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]
         ),
+        // WebKitGTK's web-process extension API (C only).
+        .systemLibrary(name: "CWebKitWebExtension", pkgConfig: "webkit2gtk-web-extension-4.1"),
+        // The web-process extension that stamps each frame's messages with its real URI.
+        .target(name: "HybridWebExtension", dependencies: ["CWebKitWebExtension"]),
         // The WebKitGTK adapter: implements the port on the GTK thread.
         .target(
             name: "HybridGTK",

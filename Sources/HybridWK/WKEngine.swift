@@ -90,6 +90,7 @@ public final class WKEngine: NSObject, WebEngine {
     }
 
     public nonisolated var supportsMessageReplies: Bool { true }
+    public nonisolated var verifiesMessageFrames: Bool { true }
 
     public nonisolated func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
         MainActor.assumeIsolated {
@@ -232,14 +233,25 @@ final class MessageProxy: NSObject, WKScriptMessageHandler, WKScriptMessageHandl
     init(handler: any ScriptMessageHandler) { self.handler = handler }
 
     func userContentController(_ controller: WKUserContentController, didReceive message: WKScriptMessage) {
-        handler.didReceive(ScriptMessage(name: message.name, body: Self.body(message.body)), reply: nil)
+        handler.didReceive(ScriptMessage(name: message.name, body: Self.body(message.body), frame: Self.frame(message)), reply: nil)
     }
 
     func userContentController(
         _ controller: WKUserContentController, didReceive message: WKScriptMessage,
         replyHandler: @escaping @MainActor (Any?, String?) -> Void
     ) {
-        handler.didReceive(ScriptMessage(name: message.name, body: Self.body(message.body)), reply: Reply(replyHandler))
+        handler.didReceive(
+            ScriptMessage(name: message.name, body: Self.body(message.body), frame: Self.frame(message)), reply: Reply(replyHandler))
+    }
+
+    /// WebKit names the sending frame itself; its security origin is what the bridge checks.
+    private static func frame(_ message: WKScriptMessage) -> FrameInfo {
+        let origin = message.frameInfo.securityOrigin
+        var components = URLComponents()
+        components.scheme = origin.protocol
+        components.host = origin.host
+        if origin.port != 0 { components.port = origin.port }
+        return FrameInfo(url: components.url ?? message.frameInfo.request.url, isMainFrame: message.frameInfo.isMainFrame)
     }
 
     private static func body(_ body: Any) -> ScriptMessage.Body {

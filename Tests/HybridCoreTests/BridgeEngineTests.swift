@@ -180,6 +180,31 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(try errorCode(id: 1) == "denied")
     }
 
+    @Test func engineStampedFramesOverrideWhatThePageClaims() async throws {
+        engine.verifiesFrames = true
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        // Unstamped: posted around the runtime.
+        engine.post(PageMessage.call("math", "add", id: 1, args: #"{"x":1,"y":1}"#))
+        // Stamped as a subframe of another origin, though it claims to be the main frame of app.example.
+        let reply = RecordingReply()
+        engine.post(
+            PageMessage.call("math", "add", id: 2, args: #"{"x":1,"y":1}"#), to: "hybridReply", reply: reply,
+            frame: FrameInfo(url: URL(string: "https://ads.example/frame"), isMainFrame: false))
+        // Stamped as the main frame of the right origin.
+        engine.post(
+            PageMessage.call("math", "gate", id: 3), frame: FrameInfo(url: URL(string: "https://app.example/x"), isMainFrame: true))
+        #expect(try await waitUntil { try result(id: 3) != nil })
+        // Refused before it is even read: the page hears it as an 'error' event, not as an answer to id 1.
+        #expect(try result(id: 1) == nil)
+        let unattributed = try engine.deliveredMessages().first { $0["k"] as? String == "err" }
+        #expect((unattributed?["e"] as? [String: Any])?["code"] as? String == "denied")
+        let failure = try reply.messages().first?["e"] as? [String: Any]
+        #expect(failure?["code"] as? String == "denied")
+        #expect((failure?["message"] as? String)?.contains("https://ads.example") == true)
+        #expect(try result(id: 3)?["ok"] as? Bool == true)
+    }
+
     @Test func callsWaitForReady() async throws {
         let bridge = try makeBridge { $0.startsReady = false }
         engine.post(PageMessage.hello())

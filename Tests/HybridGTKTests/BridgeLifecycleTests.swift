@@ -26,7 +26,7 @@ import Testing
         let before = Self.cancelled.withLock { $0 }
         try await page.load("test/pending.html")
         try await page.waitFor("window.started")
-        try await waitUntil(timeout: .seconds(5)) { await page.page.bridge.pendingCallCount == 3 }
+        try await waitUntil(timeout: .seconds(30)) { await page.page.bridge.pendingCallCount == 3 }
 
         try await page.load("test/blank.html")
         let outcomes: [[String: JSONValue]] = try await page.evaluate("JSON.parse(sessionStorage.getItem('outcomes'))")
@@ -35,7 +35,7 @@ import Testing
         #expect(Set(outcomes.compactMap { $0["i"] }).count == 3, "each call settled exactly once")
         #expect(await page.page.bridge.pendingCallCount == 0)
         #expect(await page.page.bridge.stats.abandoned == 3)
-        try await waitUntil(timeout: .seconds(5)) { Self.cancelled.withLock { $0 } - before == 3 }
+        try await waitUntil(timeout: .seconds(30)) { Self.cancelled.withLock { $0 } - before == 3 }
         #expect(await page.page.bridge.stats.succeeded == 0)
     }
 
@@ -56,7 +56,7 @@ import Testing
             page.close()
         }
         // Let GLib finalise what the closed views released.
-        try await waitUntil(timeout: .seconds(10)) { views.allSatisfy { $0.value == nil } }
+        try await waitUntil(timeout: .seconds(30)) { views.allSatisfy { $0.value == nil } }
         #expect(bridges.allSatisfy { $0.value == nil }, "bridges still alive: \(bridges.filter { $0.value != nil }.count)")
         #expect(GTKWebView.liveCount <= liveBefore)
     }

@@ -58,7 +58,7 @@ import Testing
         let view = try makeView(handler, events)
         defer { view.close() }
         try view.load(EngineRequest(url: try #require(URL(string: "enginetest://host/index.html"))))
-        try await waitUntil(timeout: .seconds(10)) { events.finished == 1 && view.title == "scheme" }
+        try await waitUntil(timeout: .seconds(30)) { events.finished == 1 && view.title == "scheme" }
         _ = try await view.evaluateJavaScript(
             """
             window.done = Promise.all([
@@ -69,7 +69,7 @@ import Testing
             ]).then((all) => { window.results = all; });
             true
             """)
-        try await waitUntil(timeout: .seconds(10)) { (try? await view.evaluateJavaScript("!!window.results")) == "true" }
+        try await waitUntil(timeout: .seconds(30)) { (try? await view.evaluateJavaScript("!!window.results")) == "true" }
         let results = try #require(try await view.evaluateJavaScript("window.results"))
         #expect(results == #"[[200,"yes",200011],[418,"short and stout"],"failed: TypeError",200]"#)
         let post = try #require(handler.seen.withLock { $0.first { $0.method == "POST" } })
@@ -91,7 +91,7 @@ import Testing
         let view = try makeView(Handler(), events)
         defer { view.close() }
         view.loadHTML("<p>x</p>", baseURL: URL(string: "enginetest://host/"))
-        try await waitUntil(timeout: .seconds(10)) { events.finished == 1 }
+        try await waitUntil(timeout: .seconds(30)) { events.finished == 1 }
         await #expect(throws: EngineError.self) { try await view.evaluateJavaScript("throw new Error('boom')") }
         #expect(try await view.evaluateJavaScript("undefined") == nil)
         #expect(try await view.evaluateJavaScript("({a: [1, 'two']})") == #"{"a":[1,"two"]}"#)
@@ -115,7 +115,7 @@ import Testing
         #expect(try await store.cookies(for: URL(string: "http://cookies.example/")).isEmpty, "Secure cookie over http")
         try await store.deleteCookie(cookie)
         #expect(try await store.cookies(for: url).isEmpty)
-        try await waitUntil(timeout: .seconds(5)) { changes.withLock { $0 } >= 2 }
+        try await waitUntil(timeout: .seconds(30)) { changes.withLock { $0 } >= 2 }
     }
 
     @Test @GTKActor func webProcessTerminationIsReported() async throws {
@@ -123,13 +123,13 @@ import Testing
         let view = try makeView(Handler(), events)
         defer { view.close() }
         try view.load(EngineRequest(url: try #require(URL(string: "enginetest://host/index.html"))))
-        try await waitUntil(timeout: .seconds(10)) { events.finished == 1 }
+        try await waitUntil(timeout: .seconds(30)) { events.finished == 1 }
         view.terminateWebProcess()
-        try await waitUntil(timeout: .seconds(10)) { !events.terminations.isEmpty }
+        try await waitUntil(timeout: .seconds(30)) { !events.terminations.isEmpty }
         #expect(events.terminations == [.terminatedByAPI])
         // The view comes back on reload, with a new web process.
         view.reload()
-        try await waitUntil(timeout: .seconds(10)) { view.title == "scheme" }
+        try await waitUntil(timeout: .seconds(30)) { view.title == "scheme" }
         #expect(try await view.evaluateJavaScript("document.title") == "\"scheme\"")
     }
 
@@ -139,7 +139,7 @@ import Testing
         defer { view.close() }
         view.customUserAgent = "HybridKitTest/1.0"
         view.loadHTML("<body style='background:#c00'>red</body>", baseURL: URL(string: "enginetest://host/"))
-        try await waitUntil(timeout: .seconds(10)) { events.finished == 1 }
+        try await waitUntil(timeout: .seconds(30)) { events.finished == 1 }
         #expect(try await view.evaluateJavaScript("navigator.userAgent") == "\"HybridKitTest/1.0\"")
         let png = try await view.snapshotPNG()
         #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))

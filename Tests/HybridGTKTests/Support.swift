@@ -32,7 +32,7 @@ final class TestPage {
         let url = try #require(URL(string: "app://demo/\(path)"))
         let count = loads.finished
         try view.load(EngineRequest(url: url))
-        try await waitUntil(timeout: .seconds(20)) { loads.finished > count }
+        try await waitUntil(timeout: .seconds(30)) { loads.finished > count }
     }
 
     /// Evaluates `script` and decodes its JSON result.
@@ -42,7 +42,7 @@ final class TestPage {
     }
 
     /// Waits until `script` evaluates to true in the page.
-    func waitFor(_ script: String, timeout: Duration = .seconds(20)) async throws {
+    func waitFor(_ script: String, timeout: Duration = .seconds(30)) async throws {
         let view = self.view
         try await waitUntil(timeout: timeout) {
             (try? await view.evaluateJavaScript("!!(\(script))")) == "true"

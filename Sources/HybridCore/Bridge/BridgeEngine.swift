@@ -93,11 +93,16 @@ public actor BridgeEngine {
             refuse(InboundMessageError(error: .badMessage("a bridge message must be a string")), reply: reply)
             return
         }
+        if message.frame == nil, engine?.verifiesMessageFrames == true {
+            // The engine stamps every message the runtime sends; an unstamped one was posted around it.
+            refuse(InboundMessageError(error: .denied("message did not come through the bridge runtime")), reply: reply)
+            return
+        }
         // A reply settles once, so a reply-capable post carries one message; main-frame posts carry a batch.
         let messages = reply == nil ? parser.parseBatch(text) : [Result { () throws(InboundMessageError) in try parser.parse(text) }]
-        for message in messages {
-            switch message {
-            case .success(let inbound): handle(inbound, reply: reply)
+        for parsed in messages {
+            switch parsed {
+            case .success(let inbound): handle(inbound, sender: Sender(inbound, frame: message.frame), reply: reply)
             case .failure(let error): refuse(error, reply: reply)
             }
         }
@@ -107,14 +112,33 @@ public actor BridgeEngine {
         if !outbox.isEmpty { flush() }
     }
 
-    private func handle(_ inbound: InboundMessage, reply: (any ScriptMessageReply)?) {
-        if inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
+    /// Who sent a message: what the engine vouches for when it can, else what the page claims.
+    struct Sender {
+        let origin: String
+        let isMainFrame: Bool
+        let verified: Bool
+
+        init(_ inbound: InboundMessage, frame: FrameInfo?) {
+            if let frame {
+                origin = frame.url.flatMap(BridgeEngine.origin(of:)) ?? "null"
+                isMainFrame = frame.isMainFrame
+                verified = true
+            } else {
+                origin = inbound.origin
+                isMainFrame = inbound.frame == .main
+                verified = false
+            }
+        }
+    }
+
+    private func handle(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
+        if !sender.verified, inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
             refuse(InboundMessageError(error: .denied(problem), id: inbound.id, token: inbound.token, frame: .main), reply: reply)
             return
         }
         switch inbound.kind {
         case .hello: hello(token: inbound.token, reply: reply)
-        case .call: call(inbound, reply: reply)
+        case .call: call(inbound, sender: sender, reply: reply)
         case .jsReply: jsReply(inbound)
         }
     }
@@ -159,13 +183,12 @@ public actor BridgeEngine {
 
     // MARK: Calls
 
-    private func call(_ inbound: InboundMessage, reply: (any ScriptMessageReply)?) {
+    private func call(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
         let key = PendingCallKey(token: inbound.token, id: inbound.id)
         let target: (module: BridgeModule, name: String, method: BridgeMethod)
         do {
             target = try modules.resolve(
-                module: inbound.module, method: inbound.method, origin: inbound.origin,
-                isMainFrame: inbound.frame == .main)
+                module: inbound.module, method: inbound.method, origin: sender.origin, isMainFrame: sender.isMainFrame)
             guard calls.count < configuration.limits.maxPendingCalls else {
                 throw BridgeError.denied("too many pending calls (limit \(configuration.limits.maxPendingCalls))")
             }
@@ -176,8 +199,8 @@ public actor BridgeEngine {
         }
         statistics.calls += 1
         let context = CallContext(
-            module: target.module.name, method: target.name, origin: inbound.origin, originVerified: false,
-            isMainFrame: inbound.frame == .main, page: page, bridge: self)
+            module: target.module.name, method: target.name, origin: sender.origin, originVerified: sender.verified,
+            isMainFrame: sender.isMainFrame, page: page, bridge: self)
         let payload = Substring(inbound.payload).utf8
         switch (target.method.body, target.module.execution) {
         case (.sync(let body), .engineThread):

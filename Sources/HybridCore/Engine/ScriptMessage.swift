@@ -1,3 +1,5 @@
+import Foundation
+
 /// A message a page posted with `window.webkit.messageHandlers.<name>.postMessage(body)`.
 public struct ScriptMessage: Sendable {
     /// What the page posted. Pages are untrusted: the body may be anything.
@@ -10,10 +12,26 @@ public struct ScriptMessage: Sendable {
 
     public var name: String
     public var body: Body
+    /// The frame that posted, as the engine itself knows it — `nil` when the engine cannot say.
+    /// See ``WebEngine/verifiesMessageFrames``.
+    public var frame: FrameInfo?
 
-    public init(name: String, body: Body) {
+    public init(name: String, body: Body, frame: FrameInfo? = nil) {
         self.name = name
         self.body = body
+        self.frame = frame
+    }
+}
+
+/// A frame as the engine (not the page) reports it.
+public struct FrameInfo: Sendable, Equatable {
+    /// The frame's document URL (`about:blank` for script-made frames).
+    public var url: URL?
+    public var isMainFrame: Bool
+
+    public init(url: URL?, isMainFrame: Bool) {
+        self.url = url
+        self.isMainFrame = isMainFrame
     }
 }
 

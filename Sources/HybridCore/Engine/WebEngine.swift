@@ -35,6 +35,9 @@ public protocol WebEngine: AnyObject, Sendable {
     func removeScriptMessageHandler(name: String)
     /// Whether ``addScriptMessageHandler(_:name:replies:)`` can deliver replies on this engine.
     var supportsMessageReplies: Bool { get }
+    /// Whether messages from the bridge runtime arrive with a ``ScriptMessage/frame`` the engine vouches for.
+    /// When true, messages without one (posted around the runtime) are not to be trusted.
+    var verifiesMessageFrames: Bool { get }
 
     // MARK: Networking
     /// Routes requests for `scheme` to `handler`. Engines may require this before the first load.

@@ -1,5 +1,6 @@
 import CWebKitGTK
 import HybridCore
+import Logging
 
 /// The WebKitWebContext shared by the web views of this process, and the dispatch of custom-scheme
 /// requests to the web view that made them.
@@ -16,11 +17,21 @@ final class GTKWebContext {
 
     private struct WeakWebView { weak var view: GTKWebView? }
 
+    /// Whether the web processes load the frame-stamping extension (see ``FrameStampingExtension``).
+    let stampsFrames: Bool
+
     private init() {
         // Ephemeral: the native side owns persistent state (cookie jar, packages); the engine's own disk
         // caches would only drift from it.
         context = webkit_web_context_new_ephemeral()
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
+        // Before any web process starts: the extension must be in every one of them.
+        if let directory = FrameStampingExtension.prepareDirectory(logger: Logger(label: "hybrid.gtk")) {
+            webkit_web_context_set_web_extensions_directory(context, directory)
+            stampsFrames = true
+        } else {
+            stampsFrames = false
+        }
     }
 
     func attach(_ view: GTKWebView, engineView: UnsafeMutablePointer<WebKitWebView>) {

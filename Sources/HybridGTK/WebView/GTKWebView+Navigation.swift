@@ -6,6 +6,7 @@ typealias PolicyCallback = @GTKActor (OpaquePointer, WebKitPolicyDecisionType) -
 typealias LoadChangedCallback = @GTKActor (WebKitLoadEvent) -> Void
 typealias LoadFailedCallback = @GTKActor (String?, String) -> Void
 typealias TerminatedCallback = @GTKActor (WebKitWebProcessTerminationReason) -> Void
+typealias UserMessageCallback = @GTKActor (UnsafeMutablePointer<WebKitUserMessage>) -> Bool
 
 extension GTKWebView {
     /// Connects the view's navigation signals to ``NavigationDelegate``. Each callback holds the view weakly.
@@ -69,6 +70,19 @@ extension GTKWebView {
                         }
                     self?.currentDelegate?.webProcessDidTerminate(reason: mapped)
                 }))
+    }
+
+    /// Posts from the frame-stamping web-process extension arrive as user messages.
+    func connectUserMessages() {
+        let received: @convention(c) (gpointer?, UnsafeMutablePointer<WebKitUserMessage>?, gpointer?) -> gboolean = { _, message, data in
+            guard let message, let handle = SignalBox<UserMessageCallback>.from(data) else { return 0 }
+            return GTKActor.run { handle(message) } ? 1 : 0
+        }
+        viewSignals.append(
+            connectSignal(
+                UnsafeMutableRawPointer(webView), "user-message-received",
+                handler: unsafeBitCast(received, to: GCallback.self), as: UserMessageCallback.self,
+                callback: { [weak self] message in self?.receiveFramePost(message) ?? false }))
     }
 
     private func loadChanged(_ event: WebKitLoadEvent) {

@@ -38,7 +38,7 @@ public final class GTKWebView: WebEngine {
     let webView: UnsafeMutablePointer<WebKitWebView>
     private let window: UnsafeMutablePointer<GtkWidget>
     private let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
-    private var messageHandlers: [String: (handler: any ScriptMessageHandler, signal: gulong)] = [:]
+    private var messageHandlers: [String: (handler: any ScriptMessageHandler, signal: gulong, replies: Bool)] = [:]
     private var schemeHandlers: [String: any SchemeHandler] = [:]
     private var schemeTasks: [ObjectIdentifier: GTKSchemeTask] = [:]
     private weak var delegate: (any NavigationDelegate)?
@@ -64,6 +64,7 @@ public final class GTKWebView: WebEngine {
         if configuration.visible { gtk_widget_show_all(window) } else { gtk_widget_show(hk_widget(webView)) }
         GTKWebContext.shared.attach(self, engineView: webView)
         connectNavigationSignals()
+        connectUserMessages()
         GTKWebView.liveCount += 1
     }
 
@@ -196,6 +197,20 @@ public final class GTKWebView: WebEngine {
 
     public nonisolated var supportsMessageReplies: Bool { true }
 
+    /// True when the web processes load HybridKit's frame-stamping extension: the bridge runtime then posts
+    /// through it, and each message arrives with the real URI of the frame that sent it.
+    public nonisolated var verifiesMessageFrames: Bool { GTKActor.run { GTKWebContext.shared.stampsFrames } }
+
+    /// A post relayed by the frame-stamping extension, delivered like a script message but with its frame.
+    func receiveFramePost(_ message: UnsafeMutablePointer<WebKitUserMessage>) -> Bool {
+        guard let post = GTKFrameMessage.post(from: message) else { return false }
+        guard let entry = messageHandlers[post.handlerName] else { return true }
+        let reply = entry.replies ? GTKFrameMessageReply(message: message) : nil
+        entry.handler.didReceive(
+            ScriptMessage(name: post.handlerName, body: .string(post.text), frame: post.frame), reply: reply)
+        return true
+    }
+
     public nonisolated func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
         GTKActor.run {
             removeScriptMessageHandler(name: name)
@@ -233,7 +248,7 @@ public final class GTKWebView: WebEngine {
                         handler.didReceive(ScriptMessage(name: name, body: GTKWebView.messageBody(value)), reply: nil)
                     })
             }
-            messageHandlers[name] = (handler, signal)
+            messageHandlers[name] = (handler, signal, replies)
         }
     }
 

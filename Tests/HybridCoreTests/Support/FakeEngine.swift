@@ -34,6 +34,8 @@ final class FakeEngine: WebEngine {
     }
     nonisolated func removeScriptMessageHandler(name: String) { MainActor.assumeIsolated { handlers[name] = nil } }
     nonisolated var supportsMessageReplies: Bool { true }
+    nonisolated(unsafe) var verifiesFrames = false
+    nonisolated var verifiesMessageFrames: Bool { verifiesFrames }
     nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError) {}
     nonisolated var cookieStore: any EngineCookieStore { FakeCookieStore() }
     nonisolated var navigationDelegate: (any NavigationDelegate)? {
@@ -48,8 +50,10 @@ final class FakeEngine: WebEngine {
     nonisolated func snapshotPNG() async throws(EngineError) -> Data { Data() }
 
     /// Posts `body` as the page would, to handler `name`.
-    func post(_ body: ScriptMessage.Body, to name: String = "hybrid", reply: (any ScriptMessageReply)? = nil) {
-        handlers[name]?.handler.didReceive(ScriptMessage(name: name, body: body), reply: reply)
+    func post(
+        _ body: ScriptMessage.Body, to name: String = "hybrid", reply: (any ScriptMessageReply)? = nil, frame: FrameInfo? = nil
+    ) {
+        handlers[name]?.handler.didReceive(ScriptMessage(name: name, body: body, frame: frame), reply: reply)
     }
 
     /// Every message delivered to the page so far, decoded from the batches, oldest first.
@@ -106,7 +110,7 @@ func settle(turns: Int = 20) async {
 }
 
 @MainActor
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async rethrows -> Bool {
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }

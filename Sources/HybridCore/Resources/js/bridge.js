@@ -16,6 +16,31 @@ if (window.hybrid && window.hybrid.__runtime === config.runtimeId) return;
 const handlers = window.webkit && window.webkit.messageHandlers;
 const mainHandler = handlers && handlers[config.handler];
 const replyHandler = handlers && handlers[config.replyHandler];
+// On WebKitGTK, HybridKit's web-process extension defines __hybridFramePost in every frame: it posts like the
+// handlers above, but stamped with the frame's real URI, so a frame cannot pose as another. Taken here,
+// before any page script runs, and removed from the page's reach.
+const framePost = typeof window.__hybridFramePost === 'function' ? window.__hybridFramePost : null;
+if (framePost) delete window.__hybridFramePost;
+const canPostMain = Boolean(framePost || mainHandler);
+const canPostWithReply = Boolean(framePost || replyHandler);
+
+function postMain(text) {
+  if (framePost) framePost(config.handler, text);
+  else mainHandler.postMessage(text);
+}
+
+function postWithReply(text) {
+  if (!framePost) return replyHandler.postMessage(text);
+  return new Promise((resolve, reject) => {
+    framePost(config.replyHandler, text, (reply) => {
+      try {
+        resolve(JSON.parse(reply));
+      } catch (e) {
+        reject(e);
+      }
+    });
+  });
+}
 const isMainFrame = window === window.top;
 const origin = String(location.origin);
 const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
@@ -57,25 +82,25 @@ function flushOutgoing() {
   const text = outgoing.join('\n');
   outgoing = [];
   outgoingLength = 0;
-  mainHandler.postMessage(text);
+  postMain(text);
 }
 
 function transmit(text) {
-  if (isMainFrame && mainHandler) {
+  if (isMainFrame && canPostMain) {
     if (!turnOpen) {
       turnOpen = true;
       queueMicrotask(() => {
         turnOpen = false;
         flushOutgoing();
       });
-      mainHandler.postMessage(text);
+      postMain(text);
       return;
     }
     if (outgoingLength + text.length + 1 > maxBatchLength) flushOutgoing();
     outgoing.push(text);
     outgoingLength += text.length + 1;
-  } else if (replyHandler) {
-    replyHandler.postMessage(text).then(receive, (error) => failAll('internal', `bridge transport failed: ${error && error.message}`));
+  } else if (canPostWithReply) {
+    postWithReply(text).then(receive, (error) => failAll('internal', `bridge transport failed: ${error && error.message}`));
   } else {
     throw new HybridError('internal', 'the native bridge is not available in this frame');
   }
@@ -272,7 +297,7 @@ Object.defineProperty(window, config.receiver, { value: receive, writable: false
 // Say hello; native answers 'ready' when it is (queued calls wait until then).
 function sayHello() {
   const hello = head('hello', 0, '-', '-') + '{}';
-  if (isMainFrame && mainHandler) mainHandler.postMessage(hello);
-  else if (replyHandler) replyHandler.postMessage(hello).then(receive, () => {});
+  if (isMainFrame && canPostMain) postMain(hello);
+  else if (canPostWithReply) postWithReply(hello).then(receive, () => {});
 }
 sayHello();
