@@ -49,9 +49,11 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
         g_source_set_callback(
             source,
             { data in
-                guard let data else { return gboolean(G_SOURCE_REMOVE) }
+                // G_SOURCE_CONTINUE is defined as TRUE, i.e. (!FALSE), which Swift cannot import in every
+                // build configuration: spell the two values out.
+                guard let data else { return 0 }
                 let executor = Unmanaged<GLibMainContextExecutor>.fromOpaque(data).takeUnretainedValue()
-                return executor.drain() ? gboolean(G_SOURCE_CONTINUE) : gboolean(G_SOURCE_REMOVE)
+                return executor.drain() ? 1 : 0
             }, Unmanaged.passRetained(self).toOpaque(),
             { data in
                 guard let data else { return }
