@@ -115,6 +115,15 @@ struct UpdateServerHTTPTests {
     #expect(unsatisfiable.status == 416)
     #expect(unsatisfiable.header("Content-Range") == "bytes */\(size)")
 
+    let emptySuffix = try await http.get(url, headers: ["Range": "bytes=-0"])
+    #expect(emptySuffix.status == 416)
+
+    // Malformed ranges (end before start, other units) are ignored: the whole file, as RFC 9110 allows.
+    let backwards = try await http.get(url, headers: ["Range": "bytes=9-2"])
+    #expect(backwards.status == 200)
+    let otherUnit = try await http.get(url, headers: ["Range": "items=0-1"])
+    #expect(otherUnit.status == 200)
+
     // Several ranges are answered with the whole file, which RFC 9110 allows.
     let multiple = try await http.get(url, headers: ["Range": "bytes=0-1,5-6"])
     #expect(multiple.status == 200)
