@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "HybridWebExtension", type: .dynamic, targets: ["HybridWebExtension"]),
         .library(name: "HybridCookies", targets: ["HybridCookies"]),
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
+        .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
+        .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     dependencies: [
@@ -61,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridTour",
+                "HybridCore", "HybridGTK", "HybridTour", "HybridPackages", "HybridUpdateServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -99,6 +101,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
+        ),
+        // The HTTP `UpdateClient` (URLSession, byte ranges). Its own target so HybridPackages stays free of
+        // FoundationNetworking (libcurl on Linux) and apps with their own networking need not link it.
+        .target(name: "HybridPackagesHTTP", dependencies: ["HybridPackages"]),
+        // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
+        .target(
+            name: "HybridUpdateServer",
+            dependencies: [
+                "HybridPackages", "HybridPackagesHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "HybridUpdateServerTests",
+            dependencies: ["HybridUpdateServer", "HybridPackagesHTTP", "HybridPackages"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,11 +5,14 @@ import Logging
 struct HybridCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid",
-        abstract: "HybridKit's command-line tool: tour the bridge in a real WebKitGTK view, and benchmark it.",
+        abstract: "HybridKit's command-line tool: tour and benchmark the bridge; build, sign, check and serve offline packages.",
         discussion: """
-            WebKitGTK needs a display. Without DISPLAY, `hybrid` starts its own Xvfb (apt-get install xvfb xauth).
+            WebKitGTK (demo, bench) needs a display. Without DISPLAY, `hybrid` starts its own Xvfb (apt-get install xvfb xauth).
             """,
-        subcommands: [DemoCommand.self, BenchCommand.self])
+        subcommands: [
+            DemoCommand.self, BenchCommand.self, KeygenCommand.self, PackCommand.self, VerifyCommand.self,
+            DiffCommand.self, ServeCommand.self,
+        ])
 }
 
 /// Options every subcommand shares.
