@@ -13,6 +13,7 @@ enum TourModules {
     struct Greeting: Codable, Sendable { let greeting: String }
     struct Name: Codable, Sendable { let name: String }
     struct Tick: Codable, Sendable { let n: Int }
+    struct Caller: Codable, Sendable { let origin: String; let verified: Bool; let mainFrame: Bool }
     struct PageTitle: PageContextKey { typealias Value = String }
     struct DemoFailure: Error {}
 
@@ -33,6 +34,9 @@ enum TourModules {
             BridgeModule("demo", access: .origins(pageOrigin, crossOrigin, allowsSubframes: true)) { module in
                 module.method("config") { (_: NoArguments, _) in Config(crossOrigin: crossOrigin) }
                 module.method("add") { (operands: Operands, _) in operands.a + operands.b }
+                module.method("whoami") { (_: NoArguments, call) in
+                    Caller(origin: call.origin, verified: call.originVerified, mainFrame: call.isMainFrame)
+                }
                 module.method("echo") { (value: JSONValue, _) in value }
                 module.method("fail") { (_: NoArguments, _) -> Int in throw DemoFailure() }
                 module.method("slowNative", timeout: .milliseconds(200)) { (wait: Milliseconds, _) async throws in

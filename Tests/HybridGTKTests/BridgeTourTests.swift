@@ -19,6 +19,7 @@ import Testing
             "WebViewJavascriptBridge: callHandler", "WebViewJavascriptBridge: registerHandler",
             "forwarding to another module", "same-origin: call", "cross-origin: call",
             "cross-origin: main-frame-only module denied", "cross-origin: event relayed",
+            "caller frame and origin verified by the engine", "cross-origin: frame verified",
         ] {
             #expect(names.contains(required), "missing tour line: \(required)")
         }

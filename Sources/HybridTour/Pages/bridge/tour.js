@@ -58,6 +58,10 @@ async function tour() {
     return [window.earlyCall.wasReady === false && value === 42, `ready at call time: ${window.earlyCall.wasReady}, result ${value}`];
   });
   await check('ready event with module catalog', async () => [Array.isArray(modules.demo) && modules.demo.includes('add'), Object.keys(modules).join(',')]);
+  await check('caller frame and origin verified by the engine', async () => {
+    const me = await hybrid.call('demo', 'whoami');
+    return [me.verified === true && me.mainFrame === true && me.origin === location.origin, JSON.stringify(me)];
+  });
   await check('promise call returns result', async () => {
     const sum = await hybrid.call('demo', 'add', { a: 2, b: 3 });
     return [sum === 5, `2 + 3 = ${sum}`];
@@ -118,7 +122,7 @@ async function tour() {
   });
 
   // Frames: a same-origin and a cross-origin iframe report through postMessage.
-  const frameNames = ['same-origin', 'cross-origin'].flatMap((label) => [`${label}: call`, `${label}: main-frame-only module denied`, `${label}: event relayed`]);
+  const frameNames = ['same-origin', 'cross-origin'].flatMap((label) => [`${label}: call`, `${label}: main-frame-only module denied`, `${label}: event relayed`, `${label}: frame verified`]);
   for (const name of frameNames) expected.add(name);
   const readyFrames = new Set();
   window.addEventListener('message', (event) => {
