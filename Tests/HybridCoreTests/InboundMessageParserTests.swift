@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HybridCore
@@ -74,5 +75,15 @@ import Testing
     @Test func refusesOversizedMessagesBeforeParsing() {
         let text = "H1 call 1 0123456789abcdef main o m n\n\"" + String(repeating: "x", count: 2000) + "\""
         #expect(throws: InboundMessageError.self) { try parser.parse(text) }
+    }
+}
+
+@Suite struct OutboundMessageTests {
+    @Test(arguments: ["0123456789abcdef", "tick", "a \"quoted\" \\ string", "line\nbreak", "sep\u{2028}arator", "é"])
+    func quotedStringsRoundTripThroughJSON(_ text: String) throws {
+        let quoted = OutboundMessage.quote(text)
+        let decoded = try JSONDecoder().decode(String.self, from: Data(quoted.utf8))
+        #expect(decoded == text)
+        #expect(!quoted.contains("\n"))
     }
 }

@@ -34,15 +34,23 @@ enum OutboundMessage {
         #"{"code":\#(quote(error.code.rawValue)),"message":\#(quote(error.message))}"#
     }
 
-    /// A JSON string literal. JSONEncoder escapes everything JSON and JavaScript need (including the
-    /// line separators U+2028/U+2029 that older engines choke on in script source).
+    /// A JSON string literal. Strings of plain ASCII (tokens, names: every result carries one) are quoted
+    /// directly; anything else goes through JSONEncoder. (JSON text is valid JavaScript source in the
+    /// engines supported, which accept U+2028/U+2029 inside string literals since ES2019.)
     static func quote(_ string: String) -> String {
-        json(string)
+        let plain = string.utf8.allSatisfy { byte in
+            byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+        }
+        return plain ? "\"\(string)\"" : json(string)
     }
 
-    private static func json<Value: Encodable>(_ value: Value) -> String {
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        return encoder
+    }()
+
+    private static func json<Value: Encodable>(_ value: Value) -> String {
+        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }
