@@ -59,7 +59,7 @@ class HybridError extends Error {
 let nextId = 1;
 let state = 'connecting'; // → 'ready'; 'closed' after pagehide
 let modules = {};
-const pending = new Map(); // id → { resolve, reject, timer }
+const pending = new Map(); // id → { resolve, reject, deadline, what }
 const queued = []; // messages written before the native side said ready
 const listeners = new Map(); // event name → Set of functions
 const jsHandlers = new Map(); // name → function(data) → value | Promise
@@ -115,9 +115,31 @@ function settle(id, error, value) {
   const call = pending.get(id);
   if (!call) return; // already settled (timeout, navigation) or not ours: never settle twice
   pending.delete(id);
-  if (call.timer) clearTimeout(call.timer);
   if (error) call.reject(error);
   else call.resolve(value);
+}
+
+// One timer for every pending call, armed for the earliest deadline, instead of a timer per call: with the
+// usual uniform timeout a new call never moves the earliest deadline, so a call costs no timer work at all.
+let timeoutTimer = 0;
+let timeoutAt = Infinity;
+
+function armTimeouts(deadline) {
+  if (deadline >= timeoutAt) return;
+  clearTimeout(timeoutTimer);
+  timeoutAt = deadline;
+  timeoutTimer = setTimeout(expireCalls, Math.max(0, deadline - Date.now()));
+}
+
+function expireCalls() {
+  timeoutAt = Infinity;
+  const now = Date.now();
+  let next = Infinity;
+  for (const [id, call] of Array.from(pending)) {
+    if (call.deadline <= now) settle(id, new HybridError('timeout', call.what));
+    else if (call.deadline < next) next = call.deadline;
+  }
+  if (next !== Infinity) armTimeouts(next);
 }
 
 function failAll(code, message) {
@@ -148,8 +170,9 @@ function call(module, method, args, optionsOrCallback, maybeCallback) {
       return reject(new HybridError('bad_message', `message of ${text.length} characters exceeds the limit of ${config.maxMessageLength}`));
     }
     const timeout = options.timeout === undefined ? config.callTimeoutMs : Number(options.timeout);
-    const timer = timeout > 0 ? setTimeout(() => settle(id, new HybridError('timeout', `${module}.${method} did not answer within ${timeout} ms`)), timeout) : 0;
-    pending.set(id, { resolve, reject, timer });
+    const deadline = timeout > 0 ? Date.now() + timeout : Infinity;
+    pending.set(id, { resolve, reject, deadline, what: `${module}.${method} did not answer within ${timeout} ms` });
+    armTimeouts(deadline);
     try {
       send(text);
     } catch (e) {
