@@ -3,30 +3,30 @@ import Synchronization
 
 /// Where a jar's persistent cookies live between launches.
 public protocol CookieJarStore: Sendable {
-  /// The stored cookies; an empty array when nothing was ever saved.
-  func load() throws(CookieJarStoreError) -> [Cookie]
-  /// Replaces the stored cookies with `cookies`, atomically: after a crash at any point, `load()`
-  /// returns either the previous or the new set, never a mix or nothing.
-  func save(_ cookies: [Cookie]) throws(CookieJarStoreError)
-  /// Moves unreadable data aside so a fresh jar can start; returns where it went, if anywhere.
-  func quarantineCorruptData() throws(CookieJarStoreError) -> String?
+    /// The stored cookies; an empty array when nothing was ever saved.
+    func load() throws(CookieJarStoreError) -> [Cookie]
+    /// Replaces the stored cookies with `cookies`, atomically: after a crash at any point, `load()`
+    /// returns either the previous or the new set, never a mix or nothing.
+    func save(_ cookies: [Cookie]) throws(CookieJarStoreError)
+    /// Moves unreadable data aside so a fresh jar can start; returns where it went, if anywhere.
+    func quarantineCorruptData() throws(CookieJarStoreError) -> String?
 }
 
 extension CookieJarStore {
-  public func quarantineCorruptData() throws(CookieJarStoreError) -> String? { nil }
+    public func quarantineCorruptData() throws(CookieJarStoreError) -> String? { nil }
 }
 
 /// Keeps the "persisted" cookies in memory: for tests and for apps that want no disk state.
 public final class InMemoryCookieJarStore: CookieJarStore {
-  private let saved: Mutex<[Cookie]>
+    private let saved: Mutex<[Cookie]>
 
-  public init(_ cookies: [Cookie] = []) {
-    saved = Mutex(cookies)
-  }
+    public init(_ cookies: [Cookie] = []) {
+        saved = Mutex(cookies)
+    }
 
-  public func load() throws(CookieJarStoreError) -> [Cookie] { saved.withLock { $0 } }
+    public func load() throws(CookieJarStoreError) -> [Cookie] { saved.withLock { $0 } }
 
-  public func save(_ cookies: [Cookie]) throws(CookieJarStoreError) {
-    saved.withLock { $0 = cookies }
-  }
+    public func save(_ cookies: [Cookie]) throws(CookieJarStoreError) {
+        saved.withLock { $0 = cookies }
+    }
 }

@@ -1,16 +1,16 @@
 /// What storing one Set-Cookie did.
 public enum CookieSetResult: Sendable, Hashable {
-  /// A new cookie was stored.
-  case stored(Cookie)
-  /// An existing cookie with the same identity was replaced (creation time kept).
-  case replaced(Cookie, previous: Cookie)
-  /// The cookie was already expired: any cookie with its identity was deleted (`deleted` may be nil).
-  case deleted(Cookie?)
-  /// The cookie was refused; the jar is unchanged.
-  case rejected(CookieRejection)
+    /// A new cookie was stored.
+    case stored(Cookie)
+    /// An existing cookie with the same identity was replaced (creation time kept).
+    case replaced(Cookie, previous: Cookie)
+    /// The cookie was already expired: any cookie with its identity was deleted (`deleted` may be nil).
+    case deleted(Cookie?)
+    /// The cookie was refused; the jar is unchanged.
+    case rejected(CookieRejection)
 
-  public var isAccepted: Bool {
-    if case .rejected = self { return false }
-    return true
-  }
+    public var isAccepted: Bool {
+        if case .rejected = self { return false }
+        return true
+    }
 }

@@ -5,38 +5,38 @@ import Foundation
 /// A labelled one-liner instead of PEM keeps the files greppable and makes swapping public and private keys a
 /// clear error instead of a confusing signature failure.
 enum KeyFile {
-  static let privateLabel = "hybridkit-ed25519-private-v1"
-  static let publicLabel = "hybridkit-ed25519-public-v1"
+    static let privateLabel = "hybridkit-ed25519-private-v1"
+    static let publicLabel = "hybridkit-ed25519-public-v1"
 
-  static func read(_ url: URL, expecting label: String) throws(KeyFileError) -> Data {
-    let text: String
-    do { text = try String(contentsOf: url, encoding: .utf8) } catch {
-      throw .unreadable(path: url.path, reason: error.localizedDescription)
+    static func read(_ url: URL, expecting label: String) throws(KeyFileError) -> Data {
+        let text: String
+        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+            throw .unreadable(path: url.path, reason: error.localizedDescription)
+        }
+        let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
+        guard parts.count == 2 else { throw .malformed(path: url.path) }
+        guard parts[0] == label else {
+            let found =
+                parts[0] == privateLabel ? "private" : parts[0] == publicLabel ? "public" : String(parts[0])
+            throw .wrongKind(
+                path: url.path, expected: label == privateLabel ? "private" : "public", found: found)
+        }
+        guard let bytes = Data(base64Encoded: String(parts[1])), bytes.count == 32 else {
+            throw .malformed(path: url.path)
+        }
+        return bytes
     }
-    let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
-    guard parts.count == 2 else { throw .malformed(path: url.path) }
-    guard parts[0] == label else {
-      let found =
-        parts[0] == privateLabel ? "private" : parts[0] == publicLabel ? "public" : String(parts[0])
-      throw .wrongKind(
-        path: url.path, expected: label == privateLabel ? "private" : "public", found: found)
-    }
-    guard let bytes = Data(base64Encoded: String(parts[1])), bytes.count == 32 else {
-      throw .malformed(path: url.path)
-    }
-    return bytes
-  }
 
-  static func write(_ bytes: Data, label: String, to url: URL, permissions: Int)
-    throws(KeyFileError)
-  {
-    let line = label + " " + bytes.base64EncodedString() + "\n"
-    do {
-      try Data(line.utf8).write(to: url, options: .atomic)
-      try FileManager.default.setAttributes(
-        [.posixPermissions: permissions], ofItemAtPath: url.path)
-    } catch {
-      throw .unwritable(path: url.path, reason: error.localizedDescription)
+    static func write(_ bytes: Data, label: String, to url: URL, permissions: Int)
+        throws(KeyFileError)
+    {
+        let line = label + " " + bytes.base64EncodedString() + "\n"
+        do {
+            try Data(line.utf8).write(to: url, options: .atomic)
+            try FileManager.default.setAttributes(
+                [.posixPermissions: permissions], ofItemAtPath: url.path)
+        } catch {
+            throw .unwritable(path: url.path, reason: error.localizedDescription)
+        }
     }
-  }
 }

@@ -7,122 +7,121 @@ import ZIPFoundation
 ///
 /// Not `Sendable`: one reader belongs to one operation on one thread.
 final class PackageArchiveReader {
-  let url: URL
-  private let archive: Archive
+    let url: URL
+    private let archive: Archive
 
-  init(url: URL) throws(PackageError) {
-    self.url = url
-    do { archive = try Archive(url: url, accessMode: .read) } catch {
-      throw .archiveUnreadable("\(error)")
-    }
-  }
-
-  /// Reads `manifest.json` and `manifest.sig`, verifies the signature (when a key is given) over the exact
-  /// stored bytes, then decodes and validates the manifest. Nothing else in the zip is trusted before this.
-  func readSignedManifest(trustedKey: PackageVerificationKey?) throws(PackageError)
-    -> SignedManifest
-  {
-    guard let manifestEntry = archive[PackageArchiveLayout.manifestPath] else {
-      throw .missingManifest
-    }
-    guard let signatureEntry = archive[PackageArchiveLayout.signaturePath] else {
-      throw .missingSignature
-    }
-    let manifestBytes = try readSmallEntry(manifestEntry)
-    let signatureBytes = try readSmallEntry(signatureEntry)
-    if let trustedKey {
-      try ManifestSignature.decode(signatureBytes).verify(
-        manifestBytes: manifestBytes, with: trustedKey)
-    }
-    let manifest = try PackageManifest.decode(manifestBytes)
-    return SignedManifest(
-      manifest: manifest, manifestBytes: manifestBytes, signatureBytes: signatureBytes)
-  }
-
-  /// Checks every entry of the zip and returns the content entries by package path.
-  ///
-  /// Refuses: unsafe paths (`..`, absolute, backslashes), symlinks, duplicates, files the manifest does not
-  /// list, and listed files the zip lacks. `expected` is the set of paths the zip must carry.
-  func contentEntries(expected: Set<String>) throws(PackageError) -> [String: Entry] {
-    var found: [String: Entry] = [:]
-    var metadataSeen = Set<String>()
-    for entry in archive {
-      let path = entry.path
-      if entry.type == .symlink { throw .symlinkEntry(path) }
-      if path == PackageArchiveLayout.manifestPath || path == PackageArchiveLayout.signaturePath {
-        guard metadataSeen.insert(path).inserted else { throw .duplicateEntry(path) }
-        continue
-      }
-      let isDirectory = entry.type == .directory
-      let relative: String
-      if path.hasPrefix(PackageArchiveLayout.contentDirectory) {
-        relative = String(path.dropFirst(PackageArchiveLayout.contentDirectory.count))
-      } else {
-        relative = path
-      }
-      let checked = isDirectory && relative.hasSuffix("/") ? String(relative.dropLast()) : relative
-      // Directory entries carry no bytes; they are harmless once their path is known to be safe.
-      if isDirectory && checked.isEmpty { continue }
-      do { _ = try PackagePath(validating: checked) } catch { throw .unsafeEntryPath(path, error) }
-      guard path.hasPrefix(PackageArchiveLayout.contentDirectory) else {
-        throw .unexpectedEntry(path)
-      }
-      if isDirectory { continue }
-      guard expected.contains(relative) else { throw .unexpectedEntry(path) }
-      guard found.updateValue(entry, forKey: relative) == nil else { throw .duplicateEntry(path) }
-    }
-    for path in expected where found[path] == nil { throw .missingFile(path) }
-    return found
-  }
-
-  /// Streams one entry through SHA-256 into `sink`, stopping as soon as it exceeds the promised size and
-  /// failing if the final size or hash differ from the manifest. `sink` errors propagate unchanged.
-  func stream(_ entry: Entry, expected: ManifestFileEntry, into sink: (Data) throws -> Void) throws
-  {
-    var hasher = SHA256()
-    var count: Int64 = 0
-    do {
-      // CRC32 is skipped: SHA-256 against the signed manifest is the stronger check and we do it anyway.
-      _ = try archive.extract(
-        entry, bufferSize: PackageArchiveLayout.readChunkSize, skipCRC32: true
-      ) { chunk in
-        count += Int64(chunk.count)
-        if count > expected.size {
-          throw PackageError.sizeMismatch(
-            path: expected.path, expected: expected.size, actual: count)
+    init(url: URL) throws(PackageError) {
+        self.url = url
+        do { archive = try Archive(url: url, accessMode: .read) } catch {
+            throw .archiveUnreadable("\(error)")
         }
-        hasher.update(data: chunk)
-        try sink(chunk)
-      }
-    } catch let error as PackageError {
-      throw error
-    } catch let error as Archive.ArchiveError {
-      throw PackageError.archiveUnreadable("entry '\(entry.path)': \(error)")
     }
-    guard count == expected.size else {
-      throw PackageError.sizeMismatch(path: expected.path, expected: expected.size, actual: count)
-    }
-    guard hasher.finalize().hexString == expected.sha256 else {
-      throw PackageError.hashMismatch(path: expected.path)
-    }
-  }
 
-  private func readSmallEntry(_ entry: Entry) throws(PackageError) -> Data {
-    guard entry.type == .file else { throw .symlinkEntry(entry.path) }
-    guard entry.uncompressedSize <= PackageArchiveLayout.maximumMetadataSize else {
-      throw .manifestInvalid("'\(entry.path)' is larger than 16 MiB.")
-    }
-    var data = Data()
-    do {
-      _ = try archive.extract(entry, skipCRC32: false) { chunk in
-        data.append(chunk)
-        if UInt64(data.count) > PackageArchiveLayout.maximumMetadataSize {
-          throw PackageError.manifestInvalid("'\(entry.path)' is larger than 16 MiB.")
+    /// Reads `manifest.json` and `manifest.sig`, verifies the signature (when a key is given) over the exact
+    /// stored bytes, then decodes and validates the manifest. Nothing else in the zip is trusted before this.
+    func readSignedManifest(trustedKey: PackageVerificationKey?) throws(PackageError)
+        -> SignedManifest
+    {
+        guard let manifestEntry = archive[PackageArchiveLayout.manifestPath] else {
+            throw .missingManifest
         }
-      }
-    } catch {
-      throw .wrapping(error, operation: "read", path: entry.path)
+        guard let signatureEntry = archive[PackageArchiveLayout.signaturePath] else {
+            throw .missingSignature
+        }
+        let manifestBytes = try readSmallEntry(manifestEntry)
+        let signatureBytes = try readSmallEntry(signatureEntry)
+        if let trustedKey {
+            try ManifestSignature.decode(signatureBytes).verify(
+                manifestBytes: manifestBytes, with: trustedKey)
+        }
+        let manifest = try PackageManifest.decode(manifestBytes)
+        return SignedManifest(
+            manifest: manifest, manifestBytes: manifestBytes, signatureBytes: signatureBytes)
     }
-    return data
-  }
+
+    /// Checks every entry of the zip and returns the content entries by package path.
+    ///
+    /// Refuses: unsafe paths (`..`, absolute, backslashes), symlinks, duplicates, files the manifest does not
+    /// list, and listed files the zip lacks. `expected` is the set of paths the zip must carry.
+    func contentEntries(expected: Set<String>) throws(PackageError) -> [String: Entry] {
+        var found: [String: Entry] = [:]
+        var metadataSeen = Set<String>()
+        for entry in archive {
+            let path = entry.path
+            if entry.type == .symlink { throw .symlinkEntry(path) }
+            if path == PackageArchiveLayout.manifestPath || path == PackageArchiveLayout.signaturePath {
+                guard metadataSeen.insert(path).inserted else { throw .duplicateEntry(path) }
+                continue
+            }
+            let isDirectory = entry.type == .directory
+            let relative: String
+            if path.hasPrefix(PackageArchiveLayout.contentDirectory) {
+                relative = String(path.dropFirst(PackageArchiveLayout.contentDirectory.count))
+            } else {
+                relative = path
+            }
+            let checked = isDirectory && relative.hasSuffix("/") ? String(relative.dropLast()) : relative
+            // Directory entries carry no bytes; they are harmless once their path is known to be safe.
+            if isDirectory && checked.isEmpty { continue }
+            do { _ = try PackagePath(validating: checked) } catch { throw .unsafeEntryPath(path, error) }
+            guard path.hasPrefix(PackageArchiveLayout.contentDirectory) else {
+                throw .unexpectedEntry(path)
+            }
+            if isDirectory { continue }
+            guard expected.contains(relative) else { throw .unexpectedEntry(path) }
+            guard found.updateValue(entry, forKey: relative) == nil else { throw .duplicateEntry(path) }
+        }
+        for path in expected where found[path] == nil { throw .missingFile(path) }
+        return found
+    }
+
+    /// Streams one entry through SHA-256 into `sink`, stopping as soon as it exceeds the promised size and
+    /// failing if the final size or hash differ from the manifest. `sink` errors propagate unchanged.
+    func stream(_ entry: Entry, expected: ManifestFileEntry, into sink: (Data) throws -> Void) throws {
+        var hasher = SHA256()
+        var count: Int64 = 0
+        do {
+            // CRC32 is skipped: SHA-256 against the signed manifest is the stronger check and we do it anyway.
+            _ = try archive.extract(
+                entry, bufferSize: PackageArchiveLayout.readChunkSize, skipCRC32: true
+            ) { chunk in
+                count += Int64(chunk.count)
+                if count > expected.size {
+                    throw PackageError.sizeMismatch(
+                        path: expected.path, expected: expected.size, actual: count)
+                }
+                hasher.update(data: chunk)
+                try sink(chunk)
+            }
+        } catch let error as PackageError {
+            throw error
+        } catch let error as Archive.ArchiveError {
+            throw PackageError.archiveUnreadable("entry '\(entry.path)': \(error)")
+        }
+        guard count == expected.size else {
+            throw PackageError.sizeMismatch(path: expected.path, expected: expected.size, actual: count)
+        }
+        guard hasher.finalize().hexString == expected.sha256 else {
+            throw PackageError.hashMismatch(path: expected.path)
+        }
+    }
+
+    private func readSmallEntry(_ entry: Entry) throws(PackageError) -> Data {
+        guard entry.type == .file else { throw .symlinkEntry(entry.path) }
+        guard entry.uncompressedSize <= PackageArchiveLayout.maximumMetadataSize else {
+            throw .manifestInvalid("'\(entry.path)' is larger than 16 MiB.")
+        }
+        var data = Data()
+        do {
+            _ = try archive.extract(entry, skipCRC32: false) { chunk in
+                data.append(chunk)
+                if UInt64(data.count) > PackageArchiveLayout.maximumMetadataSize {
+                    throw PackageError.manifestInvalid("'\(entry.path)' is larger than 16 MiB.")
+                }
+            }
+        } catch {
+            throw .wrapping(error, operation: "read", path: entry.path)
+        }
+        return data
+    }
 }

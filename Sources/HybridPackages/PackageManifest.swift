@@ -3,108 +3,108 @@ import Foundation
 
 /// The signed description of a package version (stored as `manifest.json` in the zip; see docs/package-format.md).
 public struct PackageManifest: Sendable, Hashable, Codable {
-  /// The manifest format this library writes. Readers refuse newer formats rather than guess.
-  public static let currentFormatVersion = 1
+    /// The manifest format this library writes. Readers refuse newer formats rather than guess.
+    public static let currentFormatVersion = 1
 
-  public var formatVersion: Int
-  /// Reverse-DNS style identifier, e.g. `com.example.shop`; also the store's directory name.
-  public var id: String
-  public var version: SemanticVersion
-  /// The oldest container (app/HybridKit) version able to run this package.
-  public var minimumContainerVersion: SemanticVersion
-  /// URL prefixes this package answers for, e.g. `https://shop.example.com/app/`.
-  public var serves: [String]
-  /// Path of the page opened first, and the SPA fallback.
-  public var entry: String
-  /// Every file of this version, sorted by path.
-  public var files: [ManifestFileEntry]
-  /// Present only in diff packages.
-  public var diff: DiffDescriptor?
+    public var formatVersion: Int
+    /// Reverse-DNS style identifier, e.g. `com.example.shop`; also the store's directory name.
+    public var id: String
+    public var version: SemanticVersion
+    /// The oldest container (app/HybridKit) version able to run this package.
+    public var minimumContainerVersion: SemanticVersion
+    /// URL prefixes this package answers for, e.g. `https://shop.example.com/app/`.
+    public var serves: [String]
+    /// Path of the page opened first, and the SPA fallback.
+    public var entry: String
+    /// Every file of this version, sorted by path.
+    public var files: [ManifestFileEntry]
+    /// Present only in diff packages.
+    public var diff: DiffDescriptor?
 
-  public init(
-    id: String, version: SemanticVersion, minimumContainerVersion: SemanticVersion,
-    serves: [String],
-    entry: String, files: [ManifestFileEntry], diff: DiffDescriptor? = nil,
-    formatVersion: Int = PackageManifest.currentFormatVersion
-  ) {
-    self.formatVersion = formatVersion
-    self.id = id
-    self.version = version
-    self.minimumContainerVersion = minimumContainerVersion
-    self.serves = serves
-    self.entry = entry
-    self.files = files.sorted { $0.path < $1.path }
-    self.diff = diff
-  }
-
-  /// Canonical bytes: sorted keys, no whitespace, unescaped slashes. These exact bytes are signed and stored.
-  public func canonicalData() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self)
-  }
-
-  /// Decodes and validates manifest bytes as read from a package or the store.
-  public static func decode(_ data: Data) throws(PackageError) -> PackageManifest {
-    let manifest: PackageManifest
-    do {
-      manifest = try JSONDecoder().decode(PackageManifest.self, from: data)
-    } catch {
-      throw .manifestInvalid("manifest.json is not a valid manifest: \(error)")
+    public init(
+        id: String, version: SemanticVersion, minimumContainerVersion: SemanticVersion,
+        serves: [String],
+        entry: String, files: [ManifestFileEntry], diff: DiffDescriptor? = nil,
+        formatVersion: Int = PackageManifest.currentFormatVersion
+    ) {
+        self.formatVersion = formatVersion
+        self.id = id
+        self.version = version
+        self.minimumContainerVersion = minimumContainerVersion
+        self.serves = serves
+        self.entry = entry
+        self.files = files.sorted { $0.path < $1.path }
+        self.diff = diff
     }
-    try manifest.validate()
-    return manifest
-  }
 
-  /// SHA-256 of the canonical encoding without the `diff` section: identifies the *contents* of a version,
-  /// whether it arrived as a full package or as a diff, so a later diff can bind to it.
-  public var contentDigest: String {
-    var full = self
-    full.diff = nil
-    let bytes = (try? full.canonicalData()) ?? Data()
-    return SHA256.hash(data: bytes).hexString
-  }
+    /// Canonical bytes: sorted keys, no whitespace, unescaped slashes. These exact bytes are signed and stored.
+    public func canonicalData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
 
-  /// Files keyed by path, for constant-time lookup.
-  public var filesByPath: [String: ManifestFileEntry] {
-    Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-  }
+    /// Decodes and validates manifest bytes as read from a package or the store.
+    public static func decode(_ data: Data) throws(PackageError) -> PackageManifest {
+        let manifest: PackageManifest
+        do {
+            manifest = try JSONDecoder().decode(PackageManifest.self, from: data)
+        } catch {
+            throw .manifestInvalid("manifest.json is not a valid manifest: \(error)")
+        }
+        try manifest.validate()
+        return manifest
+    }
 
-  /// Checks everything that does not need the zip: paths, duplicates, entry page, hashes, diff consistency.
-  public func validate() throws(PackageError) {
-    guard formatVersion == Self.currentFormatVersion else {
-      throw .unsupportedFormatVersion(formatVersion, supported: Self.currentFormatVersion)
+    /// SHA-256 of the canonical encoding without the `diff` section: identifies the *contents* of a version,
+    /// whether it arrived as a full package or as a diff, so a later diff can bind to it.
+    public var contentDigest: String {
+        var full = self
+        full.diff = nil
+        let bytes = (try? full.canonicalData()) ?? Data()
+        return SHA256.hash(data: bytes).hexString
     }
-    guard PackageIdentifier.isValid(id) else { throw .invalidPackageID(id) }
-    guard !serves.isEmpty else { throw .manifestInvalid("The manifest serves no URL prefix.") }
-    for prefix in serves where URLPrefix(prefix) == nil {
-      throw .manifestInvalid(
-        "The serves prefix '\(prefix)' is not an absolute URL like https://host/path/.")
+
+    /// Files keyed by path, for constant-time lookup.
+    public var filesByPath: [String: ManifestFileEntry] {
+        Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
     }
-    var seen = Set<String>()
-    for file in files {
-      do { _ = try PackagePath(validating: file.path) } catch {
-        throw .unsafeEntryPath(file.path, error)
-      }
-      guard seen.insert(file.path).inserted else { throw .duplicateEntry(file.path) }
-      guard file.size >= 0 else {
-        throw .manifestInvalid("File '\(file.path)' has a negative size.")
-      }
-      guard file.sha256.count == 64, file.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase })
-      else {
-        throw .manifestInvalid("File '\(file.path)' has a malformed SHA-256 '\(file.sha256)'.")
-      }
+
+    /// Checks everything that does not need the zip: paths, duplicates, entry page, hashes, diff consistency.
+    public func validate() throws(PackageError) {
+        guard formatVersion == Self.currentFormatVersion else {
+            throw .unsupportedFormatVersion(formatVersion, supported: Self.currentFormatVersion)
+        }
+        guard PackageIdentifier.isValid(id) else { throw .invalidPackageID(id) }
+        guard !serves.isEmpty else { throw .manifestInvalid("The manifest serves no URL prefix.") }
+        for prefix in serves where URLPrefix(prefix) == nil {
+            throw .manifestInvalid(
+                "The serves prefix '\(prefix)' is not an absolute URL like https://host/path/.")
+        }
+        var seen = Set<String>()
+        for file in files {
+            do { _ = try PackagePath(validating: file.path) } catch {
+                throw .unsafeEntryPath(file.path, error)
+            }
+            guard seen.insert(file.path).inserted else { throw .duplicateEntry(file.path) }
+            guard file.size >= 0 else {
+                throw .manifestInvalid("File '\(file.path)' has a negative size.")
+            }
+            guard file.sha256.count == 64, file.sha256.allSatisfy({ $0.isHexDigit && !$0.isUppercase })
+            else {
+                throw .manifestInvalid("File '\(file.path)' has a malformed SHA-256 '\(file.sha256)'.")
+            }
+        }
+        guard seen.contains(entry) else {
+            throw .manifestInvalid("The entry page '\(entry)' is not one of the package's files.")
+        }
+        if let diff {
+            for path in diff.changed where !seen.contains(path) {
+                throw .manifestInvalid("The diff carries '\(path)' but the manifest does not list it.")
+            }
+            for path in diff.removed where seen.contains(path) {
+                throw .manifestInvalid("The diff removes '\(path)' but the manifest still lists it.")
+            }
+        }
     }
-    guard seen.contains(entry) else {
-      throw .manifestInvalid("The entry page '\(entry)' is not one of the package's files.")
-    }
-    if let diff {
-      for path in diff.changed where !seen.contains(path) {
-        throw .manifestInvalid("The diff carries '\(path)' but the manifest does not list it.")
-      }
-      for path in diff.removed where seen.contains(path) {
-        throw .manifestInvalid("The diff removes '\(path)' but the manifest still lists it.")
-      }
-    }
-  }
 }

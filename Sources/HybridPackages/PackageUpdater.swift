@@ -5,50 +5,50 @@ import Foundation
 /// Prefers a diff against the active version when the source offers one and falls back to the full package
 /// when the diff cannot be applied (for example the installed base differs), so an update never strands the app.
 public struct PackageUpdater: Sendable {
-  public let installer: PackageInstaller
-  public let downloader: PackageDownloader
+    public let installer: PackageInstaller
+    public let downloader: PackageDownloader
 
-  public init(installer: PackageInstaller, client: any UpdateClient, chunkSize: Int64 = 1 << 20) {
-    self.installer = installer
-    downloader = PackageDownloader(
-      client: client, directory: installer.store.layout.downloadsDirectory, chunkSize: chunkSize)
-  }
-
-  public init(installer: PackageInstaller, downloader: PackageDownloader) {
-    self.installer = installer
-    self.downloader = downloader
-  }
-
-  /// The release newer than the active version, or nil when up to date.
-  public func checkForUpdate(_ id: String) async throws -> PackageRelease? {
-    guard let release = try await downloader.client.latestRelease(for: id) else { return nil }
-    if let active = installer.store.activeVersion(id), release.version <= active { return nil }
-    return release
-  }
-
-  public func update(_ id: String, progress: PackageProgressHandler? = nil) async throws
-    -> UpdateOutcome
-  {
-    let store = installer.store
-    let active = store.activeVersion(id)
-    guard let release = try await checkForUpdate(id) else { return .upToDate(active) }
-    if store.installedVersions(id).contains(release.version) {
-      try store.activate(id, version: release.version)
-      return .updated(from: active, to: release.version, viaDiff: false)
+    public init(installer: PackageInstaller, client: any UpdateClient, chunkSize: Int64 = 1 << 20) {
+        self.installer = installer
+        downloader = PackageDownloader(
+            client: client, directory: installer.store.layout.downloadsDirectory, chunkSize: chunkSize)
     }
-    if let active, let diff = release.diff(from: active) {
-      do {
-        let file = try await downloader.download(diff, progress: progress)
+
+    public init(installer: PackageInstaller, downloader: PackageDownloader) {
+        self.installer = installer
+        self.downloader = downloader
+    }
+
+    /// The release newer than the active version, or nil when up to date.
+    public func checkForUpdate(_ id: String) async throws -> PackageRelease? {
+        guard let release = try await downloader.client.latestRelease(for: id) else { return nil }
+        if let active = installer.store.activeVersion(id), release.version <= active { return nil }
+        return release
+    }
+
+    public func update(_ id: String, progress: PackageProgressHandler? = nil) async throws
+        -> UpdateOutcome
+    {
+        let store = installer.store
+        let active = store.activeVersion(id)
+        guard let release = try await checkForUpdate(id) else { return .upToDate(active) }
+        if store.installedVersions(id).contains(release.version) {
+            try store.activate(id, version: release.version)
+            return .updated(from: active, to: release.version, viaDiff: false)
+        }
+        if let active, let diff = release.diff(from: active) {
+            do {
+                let file = try await downloader.download(diff, progress: progress)
+                defer { try? FileManager.default.removeItem(at: file) }
+                try installer.install(packageAt: file, progress: progress)
+                return .updated(from: active, to: release.version, viaDiff: true)
+            } catch PackageError.diffBaseMismatch, PackageError.diffBaseNotInstalled {
+                // Fall through to the full package.
+            }
+        }
+        let file = try await downloader.download(release.full, progress: progress)
         defer { try? FileManager.default.removeItem(at: file) }
         try installer.install(packageAt: file, progress: progress)
-        return .updated(from: active, to: release.version, viaDiff: true)
-      } catch PackageError.diffBaseMismatch, PackageError.diffBaseNotInstalled {
-        // Fall through to the full package.
-      }
+        return .updated(from: active, to: release.version, viaDiff: false)
     }
-    let file = try await downloader.download(release.full, progress: progress)
-    defer { try? FileManager.default.removeItem(at: file) }
-    try installer.install(packageAt: file, progress: progress)
-    return .updated(from: active, to: release.version, viaDiff: false)
-  }
 }

@@ -5,42 +5,42 @@ import HybridPackages
 /// size, sha256}]}`. Shared by the server (which writes it) and `HTTPUpdateClient` (which reads it), so the two
 /// cannot drift apart.
 public struct ReleaseDocument: Sendable, Hashable, Codable {
-  public var id: String
-  public var version: String
-  public var full: ReleaseFile
-  public var diffs: [ReleaseDiff]
+    public var id: String
+    public var version: String
+    public var full: ReleaseFile
+    public var diffs: [ReleaseDiff]
 
-  public init(id: String, version: String, full: ReleaseFile, diffs: [ReleaseDiff]) {
-    self.id = id
-    self.version = version
-    self.full = full
-    self.diffs = diffs
-  }
+    public init(id: String, version: String, full: ReleaseFile, diffs: [ReleaseDiff]) {
+        self.id = id
+        self.version = version
+        self.full = full
+        self.diffs = diffs
+    }
 
-  /// The release as `PackageUpdater` sees it, with every file URL made absolute against `base` (the URL the
-  /// document was fetched from).
-  public func release(relativeTo base: URL) throws(HTTPUpdateClientError) -> PackageRelease {
-    guard let version = SemanticVersion(version) else {
-      throw .malformedRelease(url: base.absoluteString, reason: "version '\(version)' is not SemVer")
+    /// The release as `PackageUpdater` sees it, with every file URL made absolute against `base` (the URL the
+    /// document was fetched from).
+    public func release(relativeTo base: URL) throws(HTTPUpdateClientError) -> PackageRelease {
+        guard let version = SemanticVersion(version) else {
+            throw .malformedRelease(url: base.absoluteString, reason: "version '\(version)' is not SemVer")
+        }
+        var diffArtifacts: [SemanticVersion: PackageArtifact] = [:]
+        for diff in diffs {
+            guard let from = SemanticVersion(diff.from) else {
+                throw .malformedRelease(
+                    url: base.absoluteString, reason: "diff base '\(diff.from)' is not SemVer")
+            }
+            diffArtifacts[from] = PackageArtifact(
+                location: try Self.absolute(diff.url, base: base), size: diff.size, sha256: diff.sha256)
+        }
+        let fullArtifact = PackageArtifact(
+            location: try Self.absolute(full.url, base: base), size: full.size, sha256: full.sha256)
+        return PackageRelease(id: id, version: version, full: fullArtifact, diffs: diffArtifacts)
     }
-    var diffArtifacts: [SemanticVersion: PackageArtifact] = [:]
-    for diff in diffs {
-      guard let from = SemanticVersion(diff.from) else {
-        throw .malformedRelease(
-          url: base.absoluteString, reason: "diff base '\(diff.from)' is not SemVer")
-      }
-      diffArtifacts[from] = PackageArtifact(
-        location: try Self.absolute(diff.url, base: base), size: diff.size, sha256: diff.sha256)
-    }
-    let fullArtifact = PackageArtifact(
-      location: try Self.absolute(full.url, base: base), size: full.size, sha256: full.sha256)
-    return PackageRelease(id: id, version: version, full: fullArtifact, diffs: diffArtifacts)
-  }
 
-  private static func absolute(_ text: String, base: URL) throws(HTTPUpdateClientError) -> String {
-    guard let url = URL(string: text, relativeTo: base) else {
-      throw .malformedRelease(url: base.absoluteString, reason: "'\(text)' is not a URL")
+    private static func absolute(_ text: String, base: URL) throws(HTTPUpdateClientError) -> String {
+        guard let url = URL(string: text, relativeTo: base) else {
+            throw .malformedRelease(url: base.absoluteString, reason: "'\(text)' is not a URL")
+        }
+        return url.absoluteString
     }
-    return url.absoluteString
-  }
 }

@@ -23,7 +23,8 @@ public enum BridgeTour {
     /// the page to report every check, and optionally takes a screenshot of the result.
     @GTKActor
     public static func run(
-        screenshot: Bool = false, timeout: Duration = .seconds(60), onLine: @escaping @Sendable (TourLine) -> Void = { _ in }
+        screenshot: Bool = false, timeout: Duration = .seconds(60),
+        onLine: @escaping @Sendable (TourLine) -> Void = { _ in }
     ) async throws -> Report {
         try GTKRuntime.shared.start()
         guard let pages = TourPages.directory, let entry = URL(string: "app://demo/bridge/index.html") else {

@@ -9,97 +9,97 @@ import Logging
 ///
 /// Runs until `stop()` or the end of the process. Tests start it on port 0 and read `port`.
 public final class UpdateServer: Sendable {
-  public let host: String
-  public let port: Int
-  private let task: Task<Void, any Error>
+    public let host: String
+    public let port: Int
+    private let task: Task<Void, any Error>
 
-  /// `http://<host>:<port>/`, what `HTTPUpdateClient(baseURL:)` takes.
-  public var baseURL: URL {
-    URL(string: "http://\(host):\(port)/") ?? URL(fileURLWithPath: "/")
-  }
-
-  private init(host: String, port: Int, task: Task<Void, any Error>) {
-    self.host = host
-    self.port = port
-    self.task = task
-  }
-
-  /// Starts listening on `host:port` (port 0: any free port) and returns once the socket is bound.
-  public static func start(
-    directory: URL, host: String = "127.0.0.1", port: Int = 0, logger: Logger? = nil
-  ) async throws -> UpdateServer {
-    let logger = logger ?? Self.quietLogger()
-    let catalog = PackageCatalog(directory: directory, logger: logger)
-    // Fail now, with the directory's name, rather than on the first request.
-    _ = try await catalog.entries()
-    let router = makeRouter(catalog: catalog)
-    let (ports, portSink) = AsyncStream<Int>.makeStream()
-    let app = Application(
-      router: router,
-      configuration: .init(address: .hostname(host, port: port)),
-      onServerRunning: { channel in
-        portSink.yield(channel.localAddress?.port ?? 0)
-        portSink.finish()
-      },
-      logger: logger)
-    let task = Task {
-      // If binding fails, onServerRunning never runs: end the stream so `start` does not wait forever.
-      defer { portSink.finish() }
-      try await app.run()
+    /// `http://<host>:<port>/`, what `HTTPUpdateClient(baseURL:)` takes.
+    public var baseURL: URL {
+        URL(string: "http://\(host):\(port)/") ?? URL(fileURLWithPath: "/")
     }
-    var iterator = ports.makeAsyncIterator()
-    guard let bound = await iterator.next(), bound > 0 else {
-      task.cancel()
-      throw UpdateServerError.didNotStart(host: host, port: port)
+
+    private init(host: String, port: Int, task: Task<Void, any Error>) {
+        self.host = host
+        self.port = port
+        self.task = task
     }
-    return UpdateServer(host: host, port: bound, task: task)
-  }
 
-  /// Waits until the server stops (it only stops when cancelled or when it fails).
-  public func wait() async throws { try await task.value }
-
-  public func stop() { task.cancel() }
-
-  static func makeRouter(catalog: PackageCatalog) -> Router<BasicRequestContext> {
-    let router = Router()
-    let files = PackageFileResponder()
-    router.get("/v1/packages/:id/latest") { _, context -> Response in
-      let id = try context.parameters.require("id")
-      let entries = try await catalog.entries()
-      guard let document = ReleaseListing.latest(id: id, in: entries) else {
-        return jsonResponse(status: .notFound, ["error": "no full package of '\(id)' in this directory"])
-      }
-      return jsonResponse(status: .ok, document)
-    }
-    for method in [HTTPRequest.Method.get, .head] {
-      router.on("/v1/files/:name", method: method) { request, context -> Response in
-        let raw = try context.parameters.require("name")
-        let name = raw.removingPercentEncoding ?? raw
-        // Only names of catalogued packages are served, so no path can escape the directory.
-        guard let entry = try await catalog.entries()[name] else {
-          return jsonResponse(status: .notFound, ["error": "no package file named '\(name)'"])
+    /// Starts listening on `host:port` (port 0: any free port) and returns once the socket is bound.
+    public static func start(
+        directory: URL, host: String = "127.0.0.1", port: Int = 0, logger: Logger? = nil
+    ) async throws -> UpdateServer {
+        let logger = logger ?? Self.quietLogger()
+        let catalog = PackageCatalog(directory: directory, logger: logger)
+        // Fail now, with the directory's name, rather than on the first request.
+        _ = try await catalog.entries()
+        let router = makeRouter(catalog: catalog)
+        let (ports, portSink) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                portSink.yield(channel.localAddress?.port ?? 0)
+                portSink.finish()
+            },
+            logger: logger)
+        let task = Task {
+            // If binding fails, onServerRunning never runs: end the stream so `start` does not wait forever.
+            defer { portSink.finish() }
+            try await app.run()
         }
-        return try await files.respond(
-          to: request, entry: entry, includeBody: method == .get, context: context)
-      }
+        var iterator = ports.makeAsyncIterator()
+        guard let bound = await iterator.next(), bound > 0 else {
+            task.cancel()
+            throw UpdateServerError.didNotStart(host: host, port: port)
+        }
+        return UpdateServer(host: host, port: bound, task: task)
     }
-    return router
-  }
 
-  static func jsonResponse(status: HTTPResponse.Status, _ value: some Encodable) -> Response {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-    var headers = HTTPFields()
-    headers[.contentType] = "application/json; charset=utf-8"
-    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
-  }
+    /// Waits until the server stops (it only stops when cancelled or when it fails).
+    public func wait() async throws { try await task.value }
 
-  /// Without a logger from the caller, only critical messages: `stop()` cancels the server, and Hummingbird
-  /// logs that cancellation as an error, which would bury test output. `hybrid serve` passes its own.
-  private static func quietLogger() -> Logger {
-    var logger = Logger(label: "hybrid.update-server")
-    logger.logLevel = .critical
-    return logger
-  }
+    public func stop() { task.cancel() }
+
+    static func makeRouter(catalog: PackageCatalog) -> Router<BasicRequestContext> {
+        let router = Router()
+        let files = PackageFileResponder()
+        router.get("/v1/packages/:id/latest") { _, context -> Response in
+            let id = try context.parameters.require("id")
+            let entries = try await catalog.entries()
+            guard let document = ReleaseListing.latest(id: id, in: entries) else {
+                return jsonResponse(status: .notFound, ["error": "no full package of '\(id)' in this directory"])
+            }
+            return jsonResponse(status: .ok, document)
+        }
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/v1/files/:name", method: method) { request, context -> Response in
+                let raw = try context.parameters.require("name")
+                let name = raw.removingPercentEncoding ?? raw
+                // Only names of catalogued packages are served, so no path can escape the directory.
+                guard let entry = try await catalog.entries()[name] else {
+                    return jsonResponse(status: .notFound, ["error": "no package file named '\(name)'"])
+                }
+                return try await files.respond(
+                    to: request, entry: entry, includeBody: method == .get, context: context)
+            }
+        }
+        return router
+    }
+
+    static func jsonResponse(status: HTTPResponse.Status, _ value: some Encodable) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Without a logger from the caller, only critical messages: `stop()` cancels the server, and Hummingbird
+    /// logs that cancellation as an error, which would bury test output. `hybrid serve` passes its own.
+    private static func quietLogger() -> Logger {
+        var logger = Logger(label: "hybrid.update-server")
+        logger.logLevel = .critical
+        return logger
+    }
 }

@@ -3,44 +3,46 @@ import Foundation
 import HybridPackages
 
 struct DiffCommand: ParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "diff",
-    abstract: "Build a signed diff package that updates <old> to <new> with only the changed files.",
-    discussion: """
-      Both inputs must be full packages of the same id, <new> later than <old>, both signed by --key's
-      public half (they are verified first). The diff is itself signed, which is why --key takes the
-      *private* key: installers refuse unsigned or foreign-signed diffs like any other package. A device
-      applies it only on top of exactly <old>'s contents; otherwise the updater falls back to the full package.
-      """)
+    static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Build a signed diff package that updates <old> to <new> with only the changed files.",
+        discussion: """
+            Both inputs must be full packages of the same id, <new> later than <old>, both signed by --key's
+            public half (they are verified first). The diff is itself signed, which is why --key takes the
+            *private* key: installers refuse unsigned or foreign-signed diffs like any other package. A device
+            applies it only on top of exactly <old>'s contents; otherwise the updater falls back to the full package.
+            """)
 
-  @Argument(help: "The installed (base) full package.", completion: .file(extensions: ["zip"]))
-  var old: String
+    @Argument(help: "The installed (base) full package.", completion: .file(extensions: ["zip"]))
+    var old: String
 
-  @Argument(help: "The new full package.", completion: .file(extensions: ["zip"]))
-  var new: String
+    @Argument(help: "The new full package.", completion: .file(extensions: ["zip"]))
+    var new: String
 
-  @Option(name: .long, help: "Private key file from `hybrid keygen`: signs the diff.", completion: .file(extensions: ["private"]))
-  var key: String
+    @Option(
+        name: .long, help: "Private key file from `hybrid keygen`: signs the diff.",
+        completion: .file(extensions: ["private"]))
+    var key: String
 
-  @Option(name: .long, help: "Output zip file.", completion: .file(extensions: ["zip"]))
-  var out: String
+    @Option(name: .long, help: "Output zip file.", completion: .file(extensions: ["zip"]))
+    var out: String
 
-  func run() throws {
-    for path in [old, new] where !FileManager.default.fileExists(atPath: path) {
-      throw PackageCommandError.fileMissing(path: path)
+    func run() throws {
+        for path in [old, new] where !FileManager.default.fileExists(atPath: path) {
+            throw PackageCommandError.fileMissing(path: path)
+        }
+        let keyPair = try PackageKeyPair.load(privateKeyFrom: URL(fileURLWithPath: key))
+        let output = URL(fileURLWithPath: out)
+        let progress = ProgressLine()
+        let manifest = try PackageDiffBuilder().buildDiff(
+            from: URL(fileURLWithPath: old), to: URL(fileURLWithPath: new), keyPair: keyPair,
+            output: output, progress: progress.handler)
+        progress.finish()
+        let zip = try PackageInspector().inspect(packageAt: output)
+        let changed = manifest.diff?.changed.count ?? 0
+        let removed = manifest.diff?.removed.count ?? 0
+        let base = manifest.diff.map { "\($0.baseVersion)" } ?? "?"
+        print("diff \(manifest.id) \(base) → \(manifest.version): \(changed) changed, \(removed) removed")
+        print("wrote \(output.path): \(zip.size) bytes, sha256 \(zip.sha256)")
     }
-    let keyPair = try PackageKeyPair.load(privateKeyFrom: URL(fileURLWithPath: key))
-    let output = URL(fileURLWithPath: out)
-    let progress = ProgressLine()
-    let manifest = try PackageDiffBuilder().buildDiff(
-      from: URL(fileURLWithPath: old), to: URL(fileURLWithPath: new), keyPair: keyPair,
-      output: output, progress: progress.handler)
-    progress.finish()
-    let zip = try PackageInspector().inspect(packageAt: output)
-    let changed = manifest.diff?.changed.count ?? 0
-    let removed = manifest.diff?.removed.count ?? 0
-    let base = manifest.diff.map { "\($0.baseVersion)" } ?? "?"
-    print("diff \(manifest.id) \(base) → \(manifest.version): \(changed) changed, \(removed) removed")
-    print("wrote \(output.path): \(zip.size) bytes, sha256 \(zip.sha256)")
-  }
 }

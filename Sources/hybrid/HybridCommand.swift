@@ -5,7 +5,8 @@ import Logging
 struct HybridCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid",
-        abstract: "HybridKit's command-line tool: tour and benchmark the bridge; build, sign, check and serve offline packages.",
+        abstract:
+            "HybridKit's command-line tool: tour and benchmark the bridge; build, sign, check and serve offline packages.",
         discussion: """
             WebKitGTK (demo, bench) needs a display. Without DISPLAY, `hybrid` starts its own Xvfb (apt-get install xvfb xauth).
             """,

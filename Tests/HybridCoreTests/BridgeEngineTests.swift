@@ -88,7 +88,9 @@ struct Gate: PageContextKey { typealias Value = String }
         let bridge = try makeBridge()
         defer { withExtendedLifetime(bridge) {} }
         let calls = (1...50).map { id -> String in
-            guard case .string(let text) = PageMessage.call("math", "add", id: id, args: #"{"x":\#(id),"y":1}"#) else { return "" }
+            guard case .string(let text) = PageMessage.call("math", "add", id: id, args: #"{"x":\#(id),"y":1}"#) else {
+                return ""
+            }
             return text
         }
         engine.post(.string(calls.joined(separator: "\n")))
@@ -161,7 +163,9 @@ struct Gate: PageContextKey { typealias Value = String }
     @Test func subframeCallsAnswerThroughTheirReply() async throws {
         let bridge = try makeBridge()
         let reply = RecordingReply()
-        engine.post(PageMessage.call("math", "add", id: 3, args: #"{"x":1,"y":1}"#, frame: "sub"), to: "hybridReply", reply: reply)
+        engine.post(
+            PageMessage.call("math", "add", id: 3, args: #"{"x":1,"y":1}"#, frame: "sub"), to: "hybridReply",
+            reply: reply)
         #expect(try reply.messages().first?["r"] as? Int == 2)
         let pending = RecordingReply()
         engine.post(PageMessage.call("math", "slow", id: 4, frame: "sub"), to: "hybridReply", reply: pending)
@@ -193,7 +197,8 @@ struct Gate: PageContextKey { typealias Value = String }
             frame: FrameInfo(url: URL(string: "https://ads.example/frame"), isMainFrame: false))
         // Stamped as the main frame of the right origin.
         engine.post(
-            PageMessage.call("math", "gate", id: 3), frame: FrameInfo(url: URL(string: "https://app.example/x"), isMainFrame: true))
+            PageMessage.call("math", "gate", id: 3),
+            frame: FrameInfo(url: URL(string: "https://app.example/x"), isMainFrame: true))
         #expect(try await waitUntil { try result(id: 3) != nil })
         // Refused before it is even read: the page hears it as an 'error' event, not as an answer to id 1.
         #expect(try result(id: 1) == nil)
@@ -226,11 +231,14 @@ struct Gate: PageContextKey { typealias Value = String }
     @Test func callsJavaScriptHandlers() async throws {
         let bridge = try makeBridge()
         async let answer = bridge.callJavaScript("greet", ["name": "Ada"], as: String.self)
-        #expect(await waitUntil { ((try? engine.deliveredMessages()) ?? []).contains { $0["k"] as? String == "jscall" } })
+        #expect(
+            await waitUntil { ((try? engine.deliveredMessages()) ?? []).contains { $0["k"] as? String == "jscall" } })
         let call = try #require(try engine.deliveredMessages().first { $0["k"] as? String == "jscall" })
         #expect(call["n"] as? String == "greet")
         let id = try #require(call["id"] as? Int)
-        engine.post(.string("H1 jsreply \(id) \(PageMessage.token) main https://app.example - -\n{\"ok\":true,\"r\":\"hi Ada\"}"))
+        engine.post(
+            .string(
+                "H1 jsreply \(id) \(PageMessage.token) main https://app.example - -\n{\"ok\":true,\"r\":\"hi Ada\"}"))
         #expect(try await answer == "hi Ada")
     }
 

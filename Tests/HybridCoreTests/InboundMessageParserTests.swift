@@ -64,7 +64,9 @@ import Testing
         #expect(throws: InboundMessageError.self) { try batch[1].get() }
         if case .failure(let error) = batch[1] { #expect(error.id == 2) }
         #expect(try batch[2].get().id == 3)
-        #expect(throws: InboundMessageError.self) { try parser.parse("H1 call 1 0123456789abcdef main o m n\n1\nH1 call 2 0123456789abcdef main o m n\n2") }
+        #expect(throws: InboundMessageError.self) {
+            try parser.parse("H1 call 1 0123456789abcdef main o m n\n1\nH1 call 2 0123456789abcdef main o m n\n2")
+        }
     }
 
     @Test func bracketsInsideStringsDoNotCount() throws {

@@ -28,8 +28,11 @@ import Testing
     }
 
     @Test func resolvesDirectAndForwardedMethods() throws {
-        #expect(try registry.resolve(module: "a", method: "one", origin: "https://app.example", isMainFrame: true).name == "one")
-        let forwarded = try registry.resolve(module: "a", method: "two", origin: "https://app.example", isMainFrame: true)
+        #expect(
+            try registry.resolve(module: "a", method: "one", origin: "https://app.example", isMainFrame: true).name
+                == "one")
+        let forwarded = try registry.resolve(
+            module: "a", method: "two", origin: "https://app.example", isMainFrame: true)
         #expect(forwarded.module.name == "b")
         #expect(forwarded.name == "twice")
     }

@@ -50,7 +50,8 @@ import Testing
         #expect(codes == ["bad_message", "bad_message", "bad_message", "denied", "denied"])
         #expect(try await page.evaluate("window.errors", as: [String].self) == ["bad_message", "denied"])
         #expect(await page.page.bridge.stats.calls == 0)
-        _ = try await page.evaluate("hybrid.call('echo', 'text', 'alive').then((t) => { window.alive = t; }), true", as: Bool.self)
+        _ = try await page.evaluate(
+            "hybrid.call('echo', 'text', 'alive').then((t) => { window.alive = t; }), true", as: Bool.self)
         try await page.waitFor("window.alive === 'alive'")
     }
 

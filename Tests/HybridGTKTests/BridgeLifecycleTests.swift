@@ -57,7 +57,8 @@ import Testing
         }
         // Let GLib finalise what the closed views released.
         try await waitUntil(timeout: .seconds(30)) { views.allSatisfy { $0.value == nil } }
-        #expect(bridges.allSatisfy { $0.value == nil }, "bridges still alive: \(bridges.filter { $0.value != nil }.count)")
+        #expect(
+            bridges.allSatisfy { $0.value == nil }, "bridges still alive: \(bridges.filter { $0.value != nil }.count)")
         #expect(GTKWebView.liveCount <= liveBefore)
     }
 }

@@ -14,7 +14,8 @@ import Testing
         let names = Set(report.lines.map(\.name))
         for required in [
             "call before ready is queued, then answered", "promise call returns result", "error: unknown module",
-            "error: unknown method", "error: bad arguments", "error: native failure is internal", "error: denied origin",
+            "error: unknown method", "error: bad arguments", "error: native failure is internal",
+            "error: denied origin",
             "error: native timeout", "events reach many listeners, batched", "native calls a page handler",
             "WebViewJavascriptBridge: callHandler", "WebViewJavascriptBridge: registerHandler",
             "forwarding to another module", "same-origin: call", "cross-origin: call",

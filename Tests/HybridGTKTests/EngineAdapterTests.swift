@@ -17,7 +17,8 @@ import Testing
             case "/index.html":
                 task.respond(headers: ["Content-Type": "text/html"], body: Data("<title>scheme</title><p>ok</p>".utf8))
             case "/stream":
-                task.respond(SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/plain", "X-Hybrid": "yes"]))
+                task.respond(
+                    SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/plain", "X-Hybrid": "yes"]))
                 Task { @GTKActor in
                     for chunk in ["alpha-", "beta-", String(repeating: "g", count: 200_000)] {
                         try? await Task.sleep(for: .milliseconds(20))
@@ -69,7 +70,9 @@ import Testing
             ]).then((all) => { window.results = all; });
             true
             """)
-        try await waitUntil(timeout: .seconds(30)) { (try? await view.evaluateJavaScript("!!window.results")) == "true" }
+        try await waitUntil(timeout: .seconds(30)) {
+            (try? await view.evaluateJavaScript("!!window.results")) == "true"
+        }
         let results = try #require(try await view.evaluateJavaScript("window.results"))
         #expect(results == #"[[200,"yes",200011],[418,"short and stout"],"failed: TypeError",200]"#)
         let post = try #require(handler.seen.withLock { $0.first { $0.method == "POST" } })
@@ -80,7 +83,9 @@ import Testing
     @Test @GTKActor func refusesWhatItCannotDoFaithfully() throws {
         let view = try makeView(Handler(), Events())
         defer { view.close() }
-        #expect(throws: EngineError.schemeNotAllowed("https")) { try view.setSchemeHandler(Handler(), forScheme: "https") }
+        #expect(throws: EngineError.schemeNotAllowed("https")) {
+            try view.setSchemeHandler(Handler(), forScheme: "https")
+        }
         let post = EngineRequest(
             url: try #require(URL(string: "enginetest://host/form")), method: "POST", body: Data("a=1".utf8))
         #expect(throws: EngineError.self) { try view.load(post) }
@@ -104,7 +109,8 @@ import Testing
         let changes = Mutex(0)
         store.observeChanges { changes.withLock { $0 += 1 } }
         let cookie = EngineCookie(
-            name: "session", value: "abc", domain: "cookies.example", path: "/", expires: Date(timeIntervalSinceNow: 3600),
+            name: "session", value: "abc", domain: "cookies.example", path: "/",
+            expires: Date(timeIntervalSinceNow: 3600),
             isSecure: true, isHTTPOnly: true, sameSite: .lax)
         try await store.setCookie(cookie)
         let url = try #require(URL(string: "https://cookies.example/account"))

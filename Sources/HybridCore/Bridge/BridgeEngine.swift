@@ -62,7 +62,8 @@ public actor BridgeEngine {
         let receiver = MessageReceiver()
         engine.addUserScript(UserScript(source: script, injectionTime: .documentStart, allFrames: true))
         engine.addScriptMessageHandler(receiver, name: configuration.handlerName, replies: false)
-        engine.addScriptMessageHandler(receiver, name: configuration.replyHandlerName, replies: engine.supportsMessageReplies)
+        engine.addScriptMessageHandler(
+            receiver, name: configuration.replyHandlerName, replies: engine.supportsMessageReplies)
         receiver.bridge = self
     }
 
@@ -99,7 +100,9 @@ public actor BridgeEngine {
             return
         }
         // A reply settles once, so a reply-capable post carries one message; main-frame posts carry a batch.
-        let messages = reply == nil ? parser.parseBatch(text) : [Result { () throws(InboundMessageError) in try parser.parse(text) }]
+        let messages =
+            reply == nil
+            ? parser.parseBatch(text) : [Result { () throws(InboundMessageError) in try parser.parse(text) }]
         for parsed in messages {
             switch parsed {
             case .success(let inbound): handle(inbound, sender: Sender(inbound, frame: message.frame), reply: reply)
@@ -133,7 +136,9 @@ public actor BridgeEngine {
 
     private func handle(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
         if !sender.verified, inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
-            refuse(InboundMessageError(error: .denied(problem), id: inbound.id, token: inbound.token, frame: .main), reply: reply)
+            refuse(
+                InboundMessageError(error: .denied(problem), id: inbound.id, token: inbound.token, frame: .main),
+                reply: reply)
             return
         }
         switch inbound.kind {
@@ -168,7 +173,9 @@ public actor BridgeEngine {
             waitingHellos.append((token, reply))
             return
         }
-        deliver(OutboundMessage.ready(token: token, catalog: modules.catalog), reply: reply, frame: reply == nil ? .main : .sub)
+        deliver(
+            OutboundMessage.ready(token: token, catalog: modules.catalog), reply: reply,
+            frame: reply == nil ? .main : .sub)
     }
 
     /// Tells pages the native side is ready; their queued calls go out. Only needed with
@@ -219,7 +226,9 @@ public actor BridgeEngine {
             }
         case (.forward, _):
             // resolve() follows forwards to the end; reaching one here is a registry bug.
-            finish(key, frame: inbound.frame, reply: reply, outcome: .failure(BridgeError.internalError("unresolved forward")))
+            finish(
+                key, frame: inbound.frame, reply: reply,
+                outcome: .failure(BridgeError.internalError("unresolved forward")))
         }
     }
 
@@ -255,7 +264,8 @@ public actor BridgeEngine {
             group.addTask { await attempt() }
             group.addTask {
                 try? await Task.sleep(for: limit)
-                return Task.isCancelled ? nil : .failure(BridgeError(.timeout, "the native method did not answer within \(limit)"))
+                return Task.isCancelled
+                    ? nil : .failure(BridgeError(.timeout, "the native method did not answer within \(limit)"))
             }
             var outcome: Result<String, any Error> = .failure(CancellationError())
             for await candidate in group {
@@ -354,7 +364,8 @@ public actor BridgeEngine {
         let json = try BridgeMethod.encode(argument)
         let timer = Task { [weak self] in
             try await Task.sleep(for: timeout)
-            await self?.resumeJSCall(id, with: .failure(BridgeError(.timeout, "page handler '\(name)' did not answer within \(timeout)")))
+            await self?.resumeJSCall(
+                id, with: .failure(BridgeError(.timeout, "page handler '\(name)' did not answer within \(timeout)")))
         }
         defer { timer.cancel() }
         let text: String = try await withCheckedThrowingContinuation { continuation in
@@ -421,7 +432,8 @@ public actor BridgeEngine {
             statistics.abandoned += 1
             // Subframe callers still hold a reply: tell them. Main-frame documents are gone (or going):
             // their runtime already rejected these calls on pagehide.
-            call.reply?.resolve(json: OutboundMessage.batch([OutboundMessage.failure(token: key.token, id: key.id, error: error)]))
+            call.reply?.resolve(
+                json: OutboundMessage.batch([OutboundMessage.failure(token: key.token, id: key.id, error: error)]))
         }
         let jsPending = jsCalls
         jsCalls.removeAll()

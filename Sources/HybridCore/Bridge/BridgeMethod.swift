@@ -18,7 +18,8 @@ public struct BridgeMethod: Sendable {
     private static let decoder = JSONDecoder()
     private static let encoder = JSONEncoder()
 
-    static func decode<Args: Decodable>(_ type: Args.Type, from payload: Substring.UTF8View) throws(BridgeError) -> Args {
+    static func decode<Args: Decodable>(_ type: Args.Type, from payload: Substring.UTF8View) throws(BridgeError) -> Args
+    {
         do {
             return try decoder.decode(Args.self, from: Data(payload))
         } catch let error as DecodingError {

@@ -51,8 +51,12 @@ public struct InboundMessageParser: Sendable {
     public func parseBatch(_ text: String) -> [Result<InboundMessage, InboundMessageError>] {
         let bytes = Substring(text).utf8
         guard bytes.count <= limits.maxMessageBytes else {
-            return [.failure(InboundMessageError(
-                error: .badMessage("message of \(bytes.count) bytes exceeds the limit of \(limits.maxMessageBytes)")))]
+            return [
+                .failure(
+                    InboundMessageError(
+                        error: .badMessage(
+                            "message of \(bytes.count) bytes exceeds the limit of \(limits.maxMessageBytes)")))
+            ]
         }
         var results: [Result<InboundMessage, InboundMessageError>] = []
         var rest = bytes[...]
@@ -64,9 +68,10 @@ public struct InboundMessageParser: Sendable {
             let head = rest[..<newline]
             let payloadStart = rest.index(after: newline)
             let payloadEnd = rest[payloadStart...].firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
-            results.append(Result { () throws(InboundMessageError) in
-                try parseOne(head: head, payload: rest[payloadStart..<payloadEnd])
-            })
+            results.append(
+                Result { () throws(InboundMessageError) in
+                    try parseOne(head: head, payload: rest[payloadStart..<payloadEnd])
+                })
             rest = payloadEnd == rest.endIndex ? rest[payloadEnd...] : rest[rest.index(after: payloadEnd)...]
         } while !rest.isEmpty
         return results
@@ -77,7 +82,8 @@ public struct InboundMessageParser: Sendable {
     {
         let fields = head.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard fields.count == 8, fields[0].elementsEqual("H1".utf8) else {
-            throw InboundMessageError(error: .badMessage("message head is not 'H1 kind id token frame origin module method'"))
+            throw InboundMessageError(
+                error: .badMessage("message head is not 'H1 kind id token frame origin module method'"))
         }
         let id = Self.string(fields[2]).flatMap { Int($0) }
         let token = Self.string(fields[3]).flatMap { Self.isToken($0) ? $0 : nil }
@@ -109,7 +115,8 @@ public struct InboundMessageParser: Sendable {
 
     /// Module and method names: an identifier, dots and dashes allowed, at most 64 characters.
     static func isName(_ name: String) -> Bool {
-        guard let first = name.utf8.first, name.utf8.count <= 64, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        guard let first = name.utf8.first, name.utf8.count <= 64,
+            !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
         else { return false }
         return name.utf8.allSatisfy { byte in
             switch byte {
@@ -123,8 +130,10 @@ public struct InboundMessageParser: Sendable {
     }
 
     private static func isToken(_ token: String) -> Bool {
-        (8...64).contains(token.utf8.count) && token.utf8.allSatisfy { byte in
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-        }
+        (8...64).contains(token.utf8.count)
+            && token.utf8.allSatisfy { byte in
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            }
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 
 /// A navigation the page or the user started, before the engine commits to it.
 public struct NavigationAction: Sendable {
-    public enum Kind: Sendable, Equatable { case linkActivated, formSubmitted, backForward, reload, formResubmitted, other }
+    public enum Kind: Sendable, Equatable {
+        case linkActivated, formSubmitted, backForward, reload, formResubmitted, other
+    }
 
     public var request: EngineRequest
     public var kind: Kind

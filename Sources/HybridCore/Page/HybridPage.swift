@@ -10,7 +10,9 @@ public final class HybridPage: NavigationDelegate, @unchecked Sendable {
     public let bridge: BridgeEngine
     public weak var delegate: (any NavigationDelegate)?
 
-    public init(engine: any WebEngine, modules: [BridgeModule] = [], configuration: BridgeConfiguration = BridgeConfiguration())
+    public init(
+        engine: any WebEngine, modules: [BridgeModule] = [], configuration: BridgeConfiguration = BridgeConfiguration()
+    )
         throws
     {
         self.engine = engine

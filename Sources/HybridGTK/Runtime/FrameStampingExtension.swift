@@ -26,7 +26,8 @@ enum FrameStampingExtension {
             try? FileManager.default.removeItem(at: target)
             try FileManager.default.copyItem(at: library, to: target)
         } catch {
-            logger.warning("cannot stage \(libraryName) in \(directory.path): \(error); frame origins cannot be verified")
+            logger.warning(
+                "cannot stage \(libraryName) in \(directory.path): \(error); frame origins cannot be verified")
             return nil
         }
         atexit { try? FileManager.default.removeItem(at: FrameStampingExtension.stagedDirectory) }
@@ -44,7 +45,8 @@ enum FrameStampingExtension {
         }
         // SwiftPM puts the library beside the executables and the test bundle it builds.
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            candidates.append(URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(libraryName))
+            candidates.append(
+                URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent(libraryName))
         }
         if let executable = Bundle.main.executableURL {
             candidates.append(executable.deletingLastPathComponent().appendingPathComponent(libraryName))

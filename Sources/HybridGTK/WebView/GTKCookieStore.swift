@@ -84,13 +84,16 @@ final class GTKCookieStore: EngineCookieStore {
                 SignalBox<@Sendable () -> Void>.from(data)?()
             }
             connectSignal(
-                UnsafeMutableRawPointer(manager), "changed", handler: unsafeBitCast(changed, to: GCallback.self), as: (@Sendable () -> Void).self,
+                UnsafeMutableRawPointer(manager), "changed", handler: unsafeBitCast(changed, to: GCallback.self),
+                as: (@Sendable () -> Void).self,
                 callback: observer)
         }
     }
 
     private static func engineCookie(_ cookie: OpaquePointer) -> EngineCookie {
-        let expires = soup_cookie_get_expires(cookie).map { Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix($0))) }
+        let expires = soup_cookie_get_expires(cookie).map {
+            Date(timeIntervalSince1970: TimeInterval(g_date_time_to_unix($0)))
+        }
         let sameSite: EngineCookie.SameSite? =
             switch soup_cookie_get_same_site_policy(cookie) {
             case SOUP_SAME_SITE_POLICY_STRICT: .strict

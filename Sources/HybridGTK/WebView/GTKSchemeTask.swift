@@ -142,11 +142,12 @@ final class GTKSchemeTask: SchemeTask {
     }
 
     static func finish(_ request: UnsafeMutablePointer<WebKitURISchemeRequest>, error: SchemeTaskError) {
-        let code = switch error {
-        case .notFound: G_IO_ERROR_NOT_FOUND
-        case .forbidden: G_IO_ERROR_PERMISSION_DENIED
-        case .failed: G_IO_ERROR_FAILED
-        }
+        let code =
+            switch error {
+            case .notFound: G_IO_ERROR_NOT_FOUND
+            case .forbidden: G_IO_ERROR_PERMISSION_DENIED
+            case .failed: G_IO_ERROR_FAILED
+            }
         let gerror = g_error_new_literal(g_io_error_quark(), gint(code.rawValue), error.description)
         webkit_uri_scheme_request_finish_error(request, gerror)
         g_error_free(gerror)

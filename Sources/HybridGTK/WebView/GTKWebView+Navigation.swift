@@ -32,7 +32,8 @@ extension GTKWebView {
         }
         viewSignals.append(
             connectSignal(
-                view, "load-changed", handler: unsafeBitCast(loadChanged, to: GCallback.self), as: LoadChangedCallback.self,
+                view, "load-changed", handler: unsafeBitCast(loadChanged, to: GCallback.self),
+                as: LoadChangedCallback.self,
                 callback: { [weak self] (event: WebKitLoadEvent) in
                     self?.loadChanged(event)
                 }))
@@ -48,7 +49,8 @@ extension GTKWebView {
                 }
         viewSignals.append(
             connectSignal(
-                view, "load-failed", handler: unsafeBitCast(loadFailed, to: GCallback.self), as: LoadFailedCallback.self,
+                view, "load-failed", handler: unsafeBitCast(loadFailed, to: GCallback.self),
+                as: LoadFailedCallback.self,
                 callback: { [weak self] (uri: String?, message: String) in
                     self?.currentDelegate?.didFailNavigation(to: uri.flatMap(URL.init(string:)), error: message)
                 }))
@@ -60,7 +62,8 @@ extension GTKWebView {
         }
         viewSignals.append(
             connectSignal(
-                view, "web-process-terminated", handler: unsafeBitCast(terminated, to: GCallback.self), as: TerminatedCallback.self,
+                view, "web-process-terminated", handler: unsafeBitCast(terminated, to: GCallback.self),
+                as: TerminatedCallback.self,
                 callback: { [weak self] (reason: WebKitWebProcessTerminationReason) in
                     let mapped: WebProcessTerminationReason =
                         switch reason {
@@ -74,7 +77,8 @@ extension GTKWebView {
 
     /// Posts from the frame-stamping web-process extension arrive as user messages.
     func connectUserMessages() {
-        let received: @convention(c) (gpointer?, UnsafeMutablePointer<WebKitUserMessage>?, gpointer?) -> gboolean = { _, message, data in
+        let received: @convention(c) (gpointer?, UnsafeMutablePointer<WebKitUserMessage>?, gpointer?) -> gboolean = {
+            _, message, data in
             guard let message, let handle = SignalBox<UserMessageCallback>.from(data) else { return 0 }
             return GTKActor.run { handle(message) } ? 1 : 0
         }

@@ -44,7 +44,8 @@ public final class GTKWebView: WebEngine {
     private weak var delegate: (any NavigationDelegate)?
     private var closed = false
     var viewSignals: [gulong] = []
-    private lazy var cookies = GTKCookieStore(manager: webkit_web_context_get_cookie_manager(GTKWebContext.shared.context))
+    private lazy var cookies = GTKCookieStore(
+        manager: webkit_web_context_get_cookie_manager(GTKWebContext.shared.context))
 
     /// Creates a web view. ``GTKRuntime/start()`` must have succeeded.
     public init(configuration: Configuration = Configuration()) {
@@ -218,13 +219,15 @@ public final class GTKWebView: WebEngine {
             let signal: gulong
             if replies {
                 webkit_user_content_manager_register_script_message_handler_with_reply(manager, name, nil)
-                let callback: @convention(c) (gpointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, gpointer?) -> gboolean = {
-                    _, value, reply, data in
-                    guard let deliver = SignalBox<ReplyMessageCallback>.from(data)
-                    else { return 0 }
-                    GTKActor.run { deliver(value, reply) }
-                    return 1
-                }
+                let callback:
+                    @convention(c) (gpointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, gpointer?) -> gboolean =
+                        {
+                            _, value, reply, data in
+                            guard let deliver = SignalBox<ReplyMessageCallback>.from(data)
+                            else { return 0 }
+                            GTKActor.run { deliver(value, reply) }
+                            return 1
+                        }
                 signal = connectSignal(
                     UnsafeMutableRawPointer(contentManager), "script-message-with-reply-received::\(name)",
                     handler: unsafeBitCast(callback, to: GCallback.self), as: ReplyMessageCallback.self,

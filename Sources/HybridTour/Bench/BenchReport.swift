@@ -14,7 +14,8 @@ public enum BenchReport {
         let rows = figures.map { figure in
             [
                 figure.scenario, figure.figure, "\(format(figure.value)) \(figure.unit)",
-                "\(format(figure.baseline)) \(figure.unit)  \(figure.baselineName)", String(format: "%.2f×", figure.ratio),
+                "\(format(figure.baseline)) \(figure.unit)  \(figure.baselineName)",
+                String(format: "%.2f×", figure.ratio),
                 figure.target.map { "\($0) \(figure.targetMet == true ? "met" : "MISSED")" } ?? "",
             ]
         }

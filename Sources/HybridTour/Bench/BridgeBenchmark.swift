@@ -53,7 +53,8 @@ public enum BridgeBenchmark {
             guard case .string(let text) = message.body, let colon = text.firstIndex(of: ":"),
                 let quoted = try? encoder.encode(String(text[text.index(after: colon)...]))
             else { return }
-            engine?.evaluateJavaScriptIgnoringResult("__bareEcho(\(text[..<colon]),\(String(decoding: quoted, as: UTF8.self)))")
+            engine?.evaluateJavaScriptIgnoringResult(
+                "__bareEcho(\(text[..<colon]),\(String(decoding: quoted, as: UTF8.self)))")
         }
     }
 
@@ -114,7 +115,9 @@ public enum BridgeBenchmark {
         await loaded.wait()
 
         func phase(_ kind: String, size: Int, count: Int) async throws -> PhaseResult {
-            let json = await end.wait { view.evaluateJavaScriptIgnoringResult("runPhase('\(kind)', \(size), \(count), \(options.rounds))") }
+            let json = await end.wait {
+                view.evaluateJavaScriptIgnoringResult("runPhase('\(kind)', \(size), \(count), \(options.rounds))")
+            }
             let result = try JSONDecoder().decode(PhaseResult.self, from: Data(json.utf8))
             guard result.ok else { throw BenchError.pageFailed(result.error ?? "unknown") }
             return result
@@ -162,7 +165,8 @@ public enum BridgeBenchmark {
                     scenario: "bridge", figure: "sequential p99, \(label)", value: percentile(bridge, 0.99), unit: "µs",
                     baselineName: "bare echo p99", baseline: percentile(bare, 0.99), better: .lower),
                 BenchFigure(
-                    scenario: "bridge", figure: "\(flightCount) in flight, \(label)", value: bridgeFlight, unit: "calls/s",
+                    scenario: "bridge", figure: "\(flightCount) in flight, \(label)", value: bridgeFlight,
+                    unit: "calls/s",
                     baselineName: "sequential floor (1/bare p50)", baseline: floor, better: .higher,
                     targetRatio: large ? nil : 5),
                 BenchFigure(

@@ -51,7 +51,8 @@ final class FakeEngine: WebEngine {
 
     /// Posts `body` as the page would, to handler `name`.
     func post(
-        _ body: ScriptMessage.Body, to name: String = "hybrid", reply: (any ScriptMessageReply)? = nil, frame: FrameInfo? = nil
+        _ body: ScriptMessage.Body, to name: String = "hybrid", reply: (any ScriptMessageReply)? = nil,
+        frame: FrameInfo? = nil
     ) {
         handlers[name]?.handler.didReceive(ScriptMessage(name: name, body: body, frame: frame), reply: reply)
     }
