@@ -6,7 +6,8 @@ import Logging
 ///
 /// An actor that runs on the engine's own executor (GTK's thread, or the main thread), so it talks to the
 /// engine without hops and synchronous methods answer inline. Results bound for the main frame are batched:
-/// everything produced in one turn of the engine's loop goes out in one evaluation.
+/// the answers to one post, or everything else produced in one turn of the engine's loop, go out in one
+/// evaluation.
 public actor BridgeEngine {
     public nonisolated let modules: ModuleRegistry
     /// Shared by the modules of the page (see ``PageContext``).
