@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HybridCookies", targets: ["HybridCookies"]),
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
         .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
+        .library(name: "HybridOffline", targets: ["HybridOffline"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
@@ -71,7 +72,7 @@ let package = Package(
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore"]),
         .testTarget(
             name: "HybridGTKTests",
-            dependencies: ["HybridCore", "HybridGTK", "HybridTour"]
+            dependencies: ["HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages"]
         ),
         // RFC 6265 cookie jar (Foundation only), not yet synced with the engine.
         .target(
@@ -105,6 +106,9 @@ let package = Package(
         // The HTTP `UpdateClient` (URLSession, byte ranges). Its own target so HybridPackages stays free of
         // FoundationNetworking (libcurl on Linux) and apps with their own networking need not link it.
         .target(name: "HybridPackagesHTTP", dependencies: ["HybridPackages"]),
+        // Serves active packages to the engine through a custom scheme, with a network fallback (engine-free).
+        .target(name: "HybridOffline", dependencies: ["HybridCore", "HybridPackages"]),
+        .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
         // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
         .target(
             name: "HybridUpdateServer",

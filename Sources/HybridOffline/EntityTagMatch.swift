@@ -1,0 +1,20 @@
+// Same rules as HybridUpdateServer's copy; duplicated so this target stays free of Hummingbird.
+import Foundation
+
+/// `If-None-Match` evaluation (RFC 9110 §13.1.2): weak comparison, `*` matches any current file.
+enum EntityTagMatch {
+    static func matches(ifNoneMatch header: String?, current: String) -> Bool {
+        guard let header else { return false }
+        let current = strip(current)
+        for candidate in header.split(separator: ",") {
+            let tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" || strip(tag) == current { return true }
+        }
+        return false
+    }
+
+    /// Weak comparison ignores the `W/` prefix.
+    private static func strip(_ tag: String) -> String {
+        tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import HybridCore
+import HybridOffline
+import HybridPackages
+import Synchronization
+
+/// Records what the handler does to a task. Thread-safe: the tests' hop runs bodies inline on the read queue.
+final class RecordingTask: SchemeTask {
+    enum Event: Equatable {
+        case respond(SchemeResponse)
+        case send(Data)
+        case finish
+        case fail(SchemeTaskError)
+    }
+
+    let request: EngineRequest
+    private let recorded = Mutex<[Event]>([])
+
+    init(_ request: EngineRequest) { self.request = request }
+
+    var events: [Event] { recorded.withLock { $0 } }
+    var response: SchemeResponse? {
+        events.lazy.compactMap { if case .respond(let response) = $0 { response } else { nil } }.first
+    }
+    var body: Data { events.reduce(into: Data()) { if case .send(let data) = $1 { $0.append(data) } } }
+    var failure: SchemeTaskError? {
+        events.lazy.compactMap { if case .fail(let error) = $0 { error } else { nil } }.first
+    }
+    var isEnded: Bool {
+        events.contains {
+            switch $0 {
+            case .finish, .fail: true
+            default: false
+            }
+        }
+    }
+
+    func respond(_ response: SchemeResponse) { recorded.withLock { $0.append(.respond(response)) } }
+    func send(_ data: Data) { recorded.withLock { $0.append(.send(data)) } }
+    func finish() { recorded.withLock { $0.append(.finish) } }
+    func fail(_ error: SchemeTaskError) { recorded.withLock { $0.append(.fail(error)) } }
+
+    /// Waits (up to 5 s) for finish or fail.
+    func ended() async throws -> RecordingTask {
+        for _ in 0..<500 where !isEnded { try await Task.sleep(for: .milliseconds(10)) }
+        return self
+    }
+}
+
+/// Stands in for the network: records requests and answers each with a canned response.
+final class FakeNetwork: NetworkFetching {
+    let requests = Mutex<[EngineRequest]>([])
+    let cancelled = Mutex(0)
+
+    struct Cancelling: NetworkFetchCancelling {
+        let network: FakeNetwork
+        func cancel() { network.cancelled.withLock { $0 += 1 } }
+    }
+
+    func fetch(_ request: EngineRequest, events: @escaping @Sendable (NetworkFetchEvent) -> Void)
+        -> any NetworkFetchCancelling
+    {
+        requests.withLock { $0.append(request) }
+        events(.response(SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/plain", "X-From": "net"])))
+        events(.data(Data("from the network".utf8)))
+        events(.finished)
+        return Cancelling(network: self)
+    }
+}
+
+/// A store with one installed package serving `https://shop.example.com/app/`.
+final class OfflineFixture {
+    let root: URL
+    let store: PackageStore
+    let network = FakeNetwork()
+    static let serves = "https://shop.example.com/app/"
+    /// 1,000 bytes, 0...255 repeating, so any range is easy to predict.
+    static let blob = Data((0..<1000).map { UInt8($0 % 256) })
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-offline-\(UUID().uuidString)")
+        let site = root.appendingPathComponent("site")
+        try FileManager.default.createDirectory(
+            at: site.appendingPathComponent("js"), withIntermediateDirectories: true)
+        try Data("<title>shop</title>".utf8).write(to: site.appendingPathComponent("index.html"))
+        try Data("hit()".utf8).write(to: site.appendingPathComponent("js/app.js"))
+        try Self.blob.write(to: site.appendingPathComponent("blob.bin"))
+        try Data().write(to: site.appendingPathComponent("empty.txt"))
+        let keys = PackageKeyPair.generate()
+        let zip = root.appendingPathComponent("shop.zip")
+        let version = SemanticVersion(major: 1, minor: 0, patch: 0)
+        try PackagePacker().pack(
+            directory: site, options: PackOptions(id: "com.example.shop", version: version, serves: [Self.serves]),
+            keyPair: keys, to: zip)
+        store = try PackageStore(root: root.appendingPathComponent("store"), trustedKey: keys.verificationKey)
+        try PackageInstaller(store: store, trustedKey: keys.verificationKey, containerVersion: version)
+            .install(packageAt: zip)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    func handler(chunkSize: Int = 64, spaFallback: Bool = false) throws -> PackageSchemeHandler {
+        let route = try OfflineRoute(prefixes: [Self.serves, "http://api.example.com/"])
+        return PackageSchemeHandler(
+            store: store, route: route, hop: { $0() }, spaFallback: spaFallback, network: network,
+            chunkSize: chunkSize)
+    }
+
+    /// Starts `url` (a `hybrid:` URL) on a new handler and waits for the task to end.
+    func run(
+        _ url: String, method: String = "GET", headers: [(name: String, value: String)] = [],
+        handler: PackageSchemeHandler? = nil
+    ) async throws -> RecordingTask {
+        let handler = try handler ?? self.handler()
+        guard let parsed = URL(string: url) else { throw OfflineFixtureError.badURL(url) }
+        let task = RecordingTask(EngineRequest(url: parsed, method: method, headers: headers))
+        handler.start(task)
+        return try await task.ended()
+    }
+
+    func sha256(_ path: String) -> String? {
+        store.activePackage("com.example.shop")?.filesByPath[path]?.sha256
+    }
+}
+
+enum OfflineFixtureError: Error { case badURL(String) }
