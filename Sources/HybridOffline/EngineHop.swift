@@ -3,7 +3,8 @@ import HybridCore
 /// Runs a closure on the engine's executor, where every ``SchemeTask`` method must be called.
 ///
 /// The handler reads files and the network on other threads and hops back with this to talk to the task.
-/// A plain closure keeps the handler engine-free and lets unit tests run the body inline.
+/// A plain closure keeps the handler engine-free and lets unit tests run the body inline. Hops need not run in
+/// the order they were made (``hop(onExecutorOf:)`` starts a `Task` per hop); the handler never relies on it.
 public typealias EngineHop = @Sendable (@escaping @Sendable () -> Void) -> Void
 
 extension PackageSchemeHandler {

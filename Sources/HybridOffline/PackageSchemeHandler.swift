@@ -174,21 +174,27 @@ public final class PackageSchemeHandler: SchemeHandler {
         }
         let transfer = register(task)
         let fetch = network.fetch(request) { [weak self] event in
-            self?.hop { [weak self] in
-                guard let self, isActive(task, transfer) else { return }
-                switch event {
-                case .response(let response): task.respond(response)
-                case .data(let data): task.send(data)
-                case .finished:
-                    unregister(task)
-                    task.finish()
-                case .failed(let message):
-                    unregister(task)
-                    task.fail(.failed(message))
-                }
-            }
+            transfer.enqueue(event)
+            self?.hop { [weak self] in self?.deliver(transfer.drain(), to: task, transfer) }
         }
         transfer.attach(fetch)
+    }
+
+    /// Passes network events to the task, on the engine's executor, until the transfer ends.
+    private func deliver(_ events: [NetworkFetchEvent], to task: any SchemeTask, _ transfer: Transfer) {
+        for event in events {
+            guard isActive(task, transfer) else { return }
+            switch event {
+            case .response(let response): task.respond(response)
+            case .data(let data): task.send(data)
+            case .finished:
+                unregister(task)
+                task.finish()
+            case .failed(let message):
+                unregister(task)
+                task.fail(.failed(message))
+            }
+        }
     }
 
     // MARK: Transfers

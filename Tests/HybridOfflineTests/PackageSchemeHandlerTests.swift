@@ -142,6 +142,21 @@ import Testing
         #expect(String(decoding: task.body, as: UTF8.self) == "<title>shop</title>")
     }
 
+    @Test func networkEventsKeepTheirOrderWhenHopsDoNot() throws {
+        let pending = PendingHops()
+        let route = try OfflineRoute(prefixes: [OfflineFixture.serves])
+        let handler = PackageSchemeHandler(
+            store: fixture.store, route: route, hop: { pending.add($0) }, network: fixture.network)
+        let task = RecordingTask(EngineRequest(url: try #require(URL(string: Self.base + "missing.js"))))
+        handler.start(task)
+        pending.runAll(reversed: true)
+        #expect(
+            task.events == [
+                .respond(SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/plain", "X-From": "net"])),
+                .send(Data("from the network".utf8)), .finish,
+            ])
+    }
+
     @Test func stopEndsTheFileStream() async throws {
         // A hop that queues bodies until the test runs them, so `stop` lands between two chunks.
         let pending = PendingHops()
@@ -177,7 +192,9 @@ final class PendingHops: Sendable {
         Issue.record("no hop arrived")
     }
 
-    func runAll() {
-        while let body = bodies.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { body() }
+    func runAll(reversed: Bool = false) {
+        while let body = bodies.withLock({ $0.isEmpty ? nil : reversed ? $0.removeLast() : $0.removeFirst() }) {
+            body()
+        }
     }
 }
