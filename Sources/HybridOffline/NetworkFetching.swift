@@ -18,6 +18,19 @@ public protocol NetworkFetchCancelling: Sendable {
 /// The network behind a package miss. A protocol so tests can stand in for URLSession.
 public protocol NetworkFetching: Sendable {
     /// Starts fetching `request` (an http(s) URL) and reports to `events` on any thread, as data arrives.
-    func fetch(_ request: EngineRequest, events: @escaping @Sendable (NetworkFetchEvent) -> Void)
+    ///
+    /// With `followRedirects` false a 3xx answer is reported as the response itself (status, `Location`, body),
+    /// so the handler can move the main document to the final URL instead of showing it under the first one.
+    func fetch(
+        _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) -> any NetworkFetchCancelling
+}
+
+extension NetworkFetching {
+    /// Fetches following redirects, as sub-resources do.
+    public func fetch(_ request: EngineRequest, events: @escaping @Sendable (NetworkFetchEvent) -> Void)
         -> any NetworkFetchCancelling
+    {
+        fetch(request, followRedirects: true, events: events)
+    }
 }

@@ -12,6 +12,11 @@ import Synchronization
 /// not in the package, a method other than GET/HEAD, or a prefix on the degrade list — the real URL is fetched
 /// with ``NetworkFetching`` and streamed through. Paths that try to leave a package fail as forbidden.
 ///
+/// A main document fetched from the network is not allowed to redirect behind the engine's back: the engine would
+/// show the final page under the first URL, so relative links, `location` and reloads would all be wrong. Its 3xx
+/// is caught instead, the task ends and ``EngineNavigator`` loads the final URL (back on the custom scheme when
+/// the route covers it). Sub-resources keep following redirects in URLSession: their URL is never shown.
+///
 /// Called on the engine's executor like every ``SchemeHandler``; disk reads run on a background queue and each
 /// chunk hops back with ``EngineHop``. The next chunk is read only after the previous one was handed to the
 /// engine, so a large file never piles up in memory.
@@ -26,14 +31,25 @@ public final class PackageSchemeHandler: SchemeHandler {
     // Keyed by task identity. Written on the engine's executor only, so a hop that finds its transfer here
     // knows `stop(_:)` has not been called for it.
     private let transfers = Mutex<[ObjectIdentifier: Transfer]>([:])
+    private let navigate: EngineNavigator?
+    // Main-frame URLs about to be requested, oldest first, with how many redirects led to each. Bounded: a noted
+    // navigation the engine never requests (cancelled, served from the back-forward cache) must not pile up.
+    private let mainFrameURLs = Mutex<[(url: URL, redirects: Int)]>([])
+
+    /// Longest chain of main-document redirects followed before the load fails (what browsers allow, roughly).
+    public static let redirectLimit = 10
 
     /// - Parameters:
     ///   - hop: runs a closure on the engine's executor; ``hop(onExecutorOf:)`` makes one for an engine.
+    ///   - navigate: loads a main document's redirect target; ``navigator(for:)`` makes one for an engine. Without
+    ///     it, main documents follow redirects like sub-resources and keep showing the URL first asked for.
     ///   - spaFallback: serve a package's entry page for extension-less paths it has no file for.
     public init(
-        store: PackageStore, route: OfflineRoute, hop: @escaping EngineHop, spaFallback: Bool = false,
-        network: any NetworkFetching = URLSessionNetworkFetcher(), chunkSize: Int = 256 * 1024
+        store: PackageStore, route: OfflineRoute, hop: @escaping EngineHop, navigate: EngineNavigator? = nil,
+        spaFallback: Bool = false, network: any NetworkFetching = URLSessionNetworkFetcher(),
+        chunkSize: Int = 256 * 1024
     ) {
+        self.navigate = navigate
         mapping = OfflineURLMapping(route: route)
         resolver = PackageResolver(store: store, spaFallback: spaFallback)
         self.network = network
@@ -54,6 +70,34 @@ public final class PackageSchemeHandler: SchemeHandler {
         degraded.withLock { $0 = parsed }
     }
 
+    /// Tells the handler the engine is about to load `url` in the main frame, so a redirect of it moves the view.
+    ///
+    /// Call it from ``NavigationDelegate/decidePolicy(for:)-(NavigationAction)`` for main-frame actions you allow.
+    /// Engines do not mark custom-scheme requests as navigations (WebKitGTK sends no `Sec-Fetch-Dest` for them,
+    /// and iframes get the same `Accept`), and treating an iframe's redirect as the page's would replace the page.
+    public func noteMainFrameNavigation(to url: URL) {
+        guard url.scheme?.lowercased() == mapping.route.scheme else { return }
+        note(url, redirects: 0)
+    }
+
+    private func note(_ url: URL, redirects: Int) {
+        mainFrameURLs.withLock { noted in
+            noted.removeAll { $0.url == url }
+            noted.append((url, redirects))
+            if noted.count > 16 { noted.removeFirst(noted.count - 16) }
+        }
+    }
+
+    /// Whether `request` loads the main frame's document, and after how many redirects; consumes the note.
+    private func mainDocumentRedirects(_ request: EngineRequest) -> Int? {
+        let noted = mainFrameURLs.withLock { noted in
+            noted.firstIndex { $0.url == request.url }.map { noted.remove(at: $0).redirects }
+        }
+        if let noted { return noted }
+        // Engines that do send fetch metadata need no note; an iframe says `iframe` here.
+        return request.header("Sec-Fetch-Dest")?.lowercased() == "document" ? 0 : nil
+    }
+
     // MARK: SchemeHandler
 
     public func start(_ task: any SchemeTask) {
@@ -62,10 +106,12 @@ public final class PackageSchemeHandler: SchemeHandler {
                 .forbidden("\(task.request.url.absoluteString) is not a '\(mapping.route.scheme)' URL with a host"))
             return
         }
+        // Consumed here, whatever serves the request, so a note cannot outlive the navigation it was made for.
+        let redirects = mainDocumentRedirects(task.request)
         let method = task.request.method.uppercased()
         // Packages hold static files: other methods (form posts, APIs) are the server's business.
         guard method == "GET" || method == "HEAD", !isDegraded(url) else {
-            fetch(url, for: task)
+            fetch(url, for: task, mainDocumentAfter: redirects)
             return
         }
         let resolved: ResolvedPackageFile?
@@ -76,7 +122,7 @@ public final class PackageSchemeHandler: SchemeHandler {
             return
         }
         guard let resolved else {
-            fetch(url, for: task)
+            fetch(url, for: task, mainDocumentAfter: redirects)
             return
         }
         serve(resolved, to: task, headOnly: method == "HEAD")
@@ -153,7 +199,8 @@ public final class PackageSchemeHandler: SchemeHandler {
         }
     }
 
-    private func fetch(_ url: URL, for task: any SchemeTask) {
+    /// - Parameter redirects: for a main document, how many redirects led to it; nil for anything else.
+    private func fetch(_ url: URL, for task: any SchemeTask, mainDocumentAfter redirects: Int?) {
         // Only origins the route names: anything else would let pages use the app as an open proxy
         // (loopback and private hosts included) without CORS.
         guard mapping.isRouted(url) else {
@@ -172,20 +219,37 @@ public final class PackageSchemeHandler: SchemeHandler {
             else { return header }
             return (header.name, mapped.absoluteString)
         }
+        // Only GET and HEAD: a navigation can re-issue those, while a form post answered with 307/308 must be
+        // re-sent with its body, which engines cannot load (WebKitGTK loads GET only). Posts keep following
+        // natively and show the URL they were posted to.
+        let redirects =
+            navigate != nil && (request.method.uppercased() == "GET" || request.method.uppercased() == "HEAD")
+            ? redirects : nil
         let transfer = register(task)
-        let fetch = network.fetch(request) { [weak self] event in
+        let fetch = network.fetch(request, followRedirects: redirects == nil) { [weak self] event in
             transfer.enqueue(event)
-            self?.hop { [weak self] in self?.deliver(transfer.drain(), to: task, transfer) }
+            self?.hop { [weak self] in
+                self?.deliver(transfer.drain(), to: task, transfer, mainDocument: redirects.map { (url, $0) })
+            }
         }
         transfer.attach(fetch)
     }
 
     /// Passes network events to the task, on the engine's executor, until the transfer ends.
-    private func deliver(_ events: [NetworkFetchEvent], to task: any SchemeTask, _ transfer: Transfer) {
+    /// - Parameter mainDocument: the fetched URL and the redirects that led to it, for a main document.
+    private func deliver(
+        _ events: [NetworkFetchEvent], to task: any SchemeTask, _ transfer: Transfer,
+        mainDocument: (url: URL, redirects: Int)?
+    ) {
         for event in events {
             guard isActive(task, transfer) else { return }
             switch event {
-            case .response(let response): task.respond(response)
+            case .response(let response):
+                if let mainDocument, let target = redirectTarget(of: response, from: mainDocument.url) {
+                    redirect(task, transfer, to: target, after: mainDocument.redirects)
+                    return
+                }
+                task.respond(response)
             case .data(let data): task.send(data)
             case .finished:
                 unregister(task)
@@ -195,6 +259,42 @@ public final class PackageSchemeHandler: SchemeHandler {
                 task.fail(.failed(message))
             }
         }
+    }
+
+    // MARK: Main-document redirects
+
+    /// Where a 3xx sends the page: back on the custom scheme when the route covers the target's origin (so it is
+    /// served from a package when one has it), else the http(s) URL itself, which the engine loads natively.
+    private func redirectTarget(of response: SchemeResponse, from url: URL) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+            let location = response.headers.first(where: {
+                $0.key.caseInsensitiveCompare("Location") == .orderedSame
+            })?.value,
+            let absolute = URL(string: location, relativeTo: url)?.absoluteURL,
+            let scheme = absolute.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }  // Not a redirect the page could follow: shown as the server sent it.
+        return mapping.isRouted(absolute) ? mapping.customURL(for: absolute) : absolute
+    }
+
+    /// Ends the task and loads `target` in its place.
+    ///
+    /// The task fails rather than answering with a stub page: a failed provisional load leaves no history entry
+    /// (a stub would commit one, and going back to it would redirect again) and shows nothing. The navigation
+    /// starts first, so the engine cancels this load as superseded and never gets to show an error page for it;
+    /// the failure is ignored then, and only matters if the navigation could not start.
+    private func redirect(_ task: any SchemeTask, _ transfer: Transfer, to target: URL, after redirects: Int) {
+        unregister(task)
+        transfer.cancel()
+        guard redirects < Self.redirectLimit, let navigate else {
+            task.fail(
+                .failed(
+                    MainDocumentRedirectError.tooManyRedirects(url: task.request.url, limit: Self.redirectLimit)
+                        .description))
+            return
+        }
+        if target.scheme?.lowercased() == mapping.route.scheme { note(target, redirects: redirects + 1) }
+        navigate(target)
+        task.fail(.failed("\(task.request.url.absoluteString) redirected to \(target.absoluteString)"))
     }
 
     // MARK: Transfers

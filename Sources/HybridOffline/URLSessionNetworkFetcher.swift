@@ -8,7 +8,8 @@ import Synchronization
 
 /// The default ``NetworkFetching``: URLSession, streaming each response to the task as data arrives.
 ///
-/// Redirects of sub-resources are followed by URLSession itself; the task sees the final response. The session
+/// Redirects are followed by URLSession itself unless the fetch asks otherwise (main documents, which the handler
+/// moves to the final URL); the task sees the final response. The session
 /// keeps no cookies and no cache of its own: the engine's cookie store is not synced with it yet (a later issue),
 /// and caching is the page's and the server's business through the headers passed through.
 public final class URLSessionNetworkFetcher: NetworkFetching {
@@ -27,9 +28,9 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    public func fetch(_ request: EngineRequest, events: @escaping @Sendable (NetworkFetchEvent) -> Void)
-        -> any NetworkFetchCancelling
-    {
+    public func fetch(
+        _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) -> any NetworkFetchCancelling {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
@@ -37,7 +38,7 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
             urlRequest.addValue(value, forHTTPHeaderField: name)
         }
         let task = session.dataTask(with: urlRequest)
-        sinks.add(task.taskIdentifier, events)
+        sinks.add(task.taskIdentifier, SinkRegistry.Sink(events: events, followsRedirects: followRedirects))
         task.resume()
         return DataTaskCancelling(task: task)
     }
@@ -51,13 +52,27 @@ private struct DataTaskCancelling: NetworkFetchCancelling, @unchecked Sendable {
 
 /// The session's delegate: routes each data task's callbacks to the sink its fetch registered.
 private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
-    private let sinks = Mutex<[Int: @Sendable (NetworkFetchEvent) -> Void]>([:])
+    struct Sink: Sendable {
+        let events: @Sendable (NetworkFetchEvent) -> Void
+        let followsRedirects: Bool
+    }
 
-    func add(_ id: Int, _ sink: @escaping @Sendable (NetworkFetchEvent) -> Void) {
+    private let sinks = Mutex<[Int: Sink]>([:])
+
+    func add(_ id: Int, _ sink: Sink) {
         sinks.withLock { $0[id] = sink }
     }
 
-    private func sink(_ id: Int) -> (@Sendable (NetworkFetchEvent) -> Void)? { sinks.withLock { $0[id] } }
+    private func sink(_ id: Int) -> (@Sendable (NetworkFetchEvent) -> Void)? { sinks.withLock { $0[id]?.events } }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        // nil keeps the 3xx as the task's response: it is delivered with its Location like any other answer.
+        let follows = sinks.withLock { $0[task.taskIdentifier]?.followsRedirects } ?? true
+        completionHandler(follows ? request : nil)
+    }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -73,7 +88,8 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let sink = sinks.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-        sink?(error.map { .failed("\(task.originalRequest?.url?.absoluteString ?? "request"): \($0)") } ?? .finished)
+        sink?.events(
+            error.map { .failed("\(task.originalRequest?.url?.absoluteString ?? "request"): \($0)") } ?? .finished)
     }
 
     /// Status and headers as the server sent them, minus what URLSession already undid: it decodes gzip and

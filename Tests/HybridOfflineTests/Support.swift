@@ -48,24 +48,55 @@ final class RecordingTask: SchemeTask {
 }
 
 /// Stands in for the network: records requests and answers each with a canned response.
+///
+/// URLs in `redirects` answer 302 with their `Location` when the fetch does not follow redirects; when it does,
+/// the fake follows them as URLSession would and answers for the final URL.
 final class FakeNetwork: NetworkFetching {
     let requests = Mutex<[EngineRequest]>([])
+    let followed = Mutex<[Bool]>([])
     let cancelled = Mutex(0)
+    let redirects = Mutex<[String: String]>([:])
 
     struct Cancelling: NetworkFetchCancelling {
         let network: FakeNetwork
         func cancel() { network.cancelled.withLock { $0 += 1 } }
     }
 
-    func fetch(_ request: EngineRequest, events: @escaping @Sendable (NetworkFetchEvent) -> Void)
-        -> any NetworkFetchCancelling
-    {
+    func fetch(
+        _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) -> any NetworkFetchCancelling {
         requests.withLock { $0.append(request) }
+        followed.withLock { $0.append(followRedirects) }
+        var url = request.url.absoluteString
+        if let location = redirects.withLock({ $0[url] }) {
+            guard followRedirects else {
+                events(.response(SchemeResponse(statusCode: 302, headers: ["Location": location])))
+                events(.data(Data("moved".utf8)))
+                events(.finished)
+                return Cancelling(network: self)
+            }
+            var hops = 0
+            while let next = redirects.withLock({ $0[url] }), hops < 20 {
+                url = URL(string: next, relativeTo: URL(string: url))?.absoluteString ?? next
+                hops += 1
+            }
+            events(.response(SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/plain"])))
+            events(.data(Data("from \(url)".utf8)))
+            events(.finished)
+            return Cancelling(network: self)
+        }
         events(.response(SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/plain", "X-From": "net"])))
         events(.data(Data("from the network".utf8)))
         events(.finished)
         return Cancelling(network: self)
     }
+}
+
+/// The URLs a handler asked the engine to load.
+final class RecordedNavigations: Sendable {
+    private let recorded = Mutex<[URL]>([])
+    var urls: [URL] { recorded.withLock { $0 } }
+    func append(_ url: URL) { recorded.withLock { $0.append(url) } }
 }
 
 /// A store with one installed package serving `https://shop.example.com/app/`.
@@ -99,11 +130,13 @@ final class OfflineFixture {
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
-    func handler(chunkSize: Int = 64, spaFallback: Bool = false) throws -> PackageSchemeHandler {
+    func handler(
+        chunkSize: Int = 64, spaFallback: Bool = false, navigate: EngineNavigator? = nil
+    ) throws -> PackageSchemeHandler {
         let route = try OfflineRoute(prefixes: [Self.serves, "http://api.example.com/"])
         return PackageSchemeHandler(
-            store: store, route: route, hop: { $0() }, spaFallback: spaFallback, network: network,
-            chunkSize: chunkSize)
+            store: store, route: route, hop: { $0() }, navigate: navigate, spaFallback: spaFallback,
+            network: network, chunkSize: chunkSize)
     }
 
     /// Starts `url` (a `hybrid:` URL) on a new handler and waits for the task to end.
