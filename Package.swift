@@ -72,7 +72,11 @@ let package = Package(
         .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore"]),
         .testTarget(
             name: "HybridGTKTests",
-            dependencies: ["HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages"]
+            dependencies: [
+                "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                // Extra routes (redirects) on the loopback origin.
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
         ),
         // RFC 6265 cookie jar (Foundation only), not yet synced with the engine.
         .target(

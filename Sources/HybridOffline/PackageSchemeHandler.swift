@@ -70,13 +70,17 @@ public final class PackageSchemeHandler: SchemeHandler {
         degraded.withLock { $0 = parsed }
     }
 
-    /// Tells the handler the engine is about to load `url` in the main frame, so a redirect of it moves the view.
+    /// Tells the handler the engine is loading `url` in the main frame, so a redirect of it moves the view.
     ///
-    /// Call it from ``NavigationDelegate/decidePolicy(for:)-(NavigationAction)`` for main-frame actions you allow.
-    /// Engines do not mark custom-scheme requests as navigations (WebKitGTK sends no `Sec-Fetch-Dest` for them,
-    /// and iframes get the same `Accept`), and treating an iframe's redirect as the page's would replace the page.
+    /// Call it from ``NavigationDelegate/didStartNavigation(to:)``, which engines report for the main frame only
+    /// and before they request the document. Requests themselves do not say (WebKitGTK 2.50 sends no
+    /// `Sec-Fetch-Dest` on custom schemes, and iframes get the same `Accept`), nor do its navigation actions
+    /// (``NavigationAction/isMainFrame`` is true for iframes there); and treating an iframe's redirect as the
+    /// page's would replace the page.
     public func noteMainFrameNavigation(to url: URL) {
         guard url.scheme?.lowercased() == mapping.route.scheme else { return }
+        // A navigation this handler started for a redirect is reported too: keep the count its note carries.
+        guard !mainFrameURLs.withLock({ $0.contains { $0.url == url } }) else { return }
         note(url, redirects: 0)
     }
 

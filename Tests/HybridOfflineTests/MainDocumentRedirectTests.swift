@@ -66,8 +66,10 @@ import Testing
         var url = try #require(URL(string: Self.base + "a"))
         handler.noteMainFrameNavigation(to: url)
         var last: RecordingTask?
-        // Plays the engine: each navigation is requested next, as a main document the handler noted itself.
+        // Plays the engine: each navigation is reported started (which must not reset the count the handler's own
+        // note carries), then requested.
         for _ in 0...PackageSchemeHandler.redirectLimit {
+            handler.noteMainFrameNavigation(to: url)
             last = try await fixture.run(url.absoluteString, handler: handler)
             guard let next = navigations.urls.last, next != url else { break }
             url = next
