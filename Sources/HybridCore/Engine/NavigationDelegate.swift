@@ -8,6 +8,9 @@ public struct NavigationAction: Sendable {
 
     public var request: EngineRequest
     public var kind: Kind
+    /// Whether the main frame navigates. WKWebView knows; WebKitGTK 4.1 does not say which frame a navigation
+    /// action targets, so its adapter reports `true` for every unnamed frame — do not rely on it there
+    /// (``NavigationDelegate/didStartNavigation(to:)`` is main-frame only on both engines).
     public var isMainFrame: Bool
     /// The page asked for a new window (`target=_blank`, `window.open`).
     public var opensNewWindow: Bool
