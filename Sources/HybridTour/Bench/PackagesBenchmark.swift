@@ -234,12 +234,20 @@ public enum PackagesBenchmark {
 
         var installs: [Double] = []
         var unzips: [Double] = []
+        // The install ends with one `syncfs`, which also flushes whatever else is dirty on the file system: the
+        // previous sample's unzip output included. Flushing before every sample, untimed, makes each side pay
+        // for its own writes only.
+        func settle() { sync() }
         for index in 0..<options.installs {
             if index % 2 == 0 {
+                settle()
                 installs.append(try verifiedInstall())
+                settle()
                 unzips.append(try unzip())
             } else {
+                settle()
                 unzips.append(try unzip())
+                settle()
                 installs.append(try verifiedInstall())
             }
             options.progress?(
