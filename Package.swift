@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "HybridTour",
             dependencies: [
-                "HybridCore", "HybridGTK",
+                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

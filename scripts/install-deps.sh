@@ -3,7 +3,7 @@
 # The Swift toolchain (6.x) is expected on PATH. Safe to run again; needs root (or sudo).
 set -euo pipefail
 
-packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config)
+packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config unzip)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
