@@ -74,6 +74,8 @@ let package = Package(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                // Updates over `hybrid serve`'s server, loaded in the real engine.
+                "HybridUpdateServer", "HybridPackagesHTTP",
                 // Extra routes (redirects) on the loopback origin.
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
