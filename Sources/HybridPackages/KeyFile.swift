@@ -30,13 +30,22 @@ enum KeyFile {
     static func write(_ bytes: Data, label: String, to url: URL, permissions: Int)
         throws(KeyFileError)
     {
-        let line = label + " " + bytes.base64EncodedString() + "\n"
-        do {
-            try Data(line.utf8).write(to: url, options: .atomic)
-            try FileManager.default.setAttributes(
-                [.posixPermissions: permissions], ofItemAtPath: url.path)
-        } catch {
-            throw .unwritable(path: url.path, reason: error.localizedDescription)
+        let line = Data((label + " " + bytes.base64EncodedString() + "\n").utf8)
+        // Created with its final mode (not chmodded after writing), so a private key is never readable by
+        // others, not even for a moment; then renamed over the target so a reader never sees half a key.
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(permissions))
+        guard fd >= 0 else {
+            throw .unwritable(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        let written = line.withUnsafeBytes { raw in raw.baseAddress.map { Foundation.write(fd, $0, raw.count) } ?? 0 }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == line.count, synced, rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw .unwritable(path: url.path, reason: reason)
         }
     }
 }
