@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "hybrid",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridTour", "HybridPackages", "HybridUpdateServer",
+                "HybridCore", "HybridGTK", "HybridTour", "HybridPackages", "HybridUpdateServer", "HybridCookies",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -90,7 +90,7 @@ let package = Package(
         ),
         // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
         .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
-        .testTarget(name: "HybridCookiesTests", dependencies: ["HybridCookies", "cookie-writer"]),
+        .testTarget(name: "HybridCookiesTests", dependencies: ["HybridCookies", "cookie-writer", "hybrid"]),
         // Offline packages: format, signing, installer, store, resolver (see docs/package-format.md).
         .target(
             name: "HybridPackages",

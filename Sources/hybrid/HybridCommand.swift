@@ -6,13 +6,13 @@ struct HybridCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hybrid",
         abstract:
-            "HybridKit's command-line tool: tour and benchmark the bridge; build, sign, check and serve offline packages.",
+            "HybridKit's command-line tool: tour and benchmark the bridge; build, sign, check and serve offline packages; debug cookies.",
         discussion: """
             WebKitGTK (demo, bench) needs a display. Without DISPLAY, `hybrid` starts its own Xvfb (apt-get install xvfb xauth).
             """,
         subcommands: [
             DemoCommand.self, BenchCommand.self, KeygenCommand.self, PackCommand.self, VerifyCommand.self,
-            DiffCommand.self, ServeCommand.self,
+            DiffCommand.self, ServeCommand.self, CookiesCommand.self,
         ])
 }
 

@@ -17,18 +17,7 @@ struct CrashSafetyTests {
         if let override = ProcessInfo.processInfo.environment["COOKIE_WRITER_PATH"] {
             return URL(fileURLWithPath: override)
         }
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable) }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]))
-        for start in candidates {
-            var directory = start.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let writer = directory.appendingPathComponent("cookie-writer")
-                if FileManager.default.isExecutableFile(atPath: writer.path) { return writer }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        return nil
+        return builtExecutable(named: "cookie-writer")
     }
 
     @Test(arguments: [5, 40, 120])
