@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HybridPackages
 
 /// Answers `GET`/`HEAD /v1/files/<name>`: strong ETag (the SHA-256), `If-None-Match` → 304, single byte ranges
 /// → 206, unsatisfiable ranges → 416. Ranges are what make client downloads resumable.

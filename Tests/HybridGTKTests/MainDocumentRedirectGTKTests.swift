@@ -34,15 +34,7 @@ import Testing
         try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
         try Data("<title>entry</title>".utf8).write(to: site.appendingPathComponent("index.html"))
         let serves = ["\(server.origin)/app/"]
-        let keys = PackageKeyPair.generate()
-        let version = SemanticVersion(major: 1, minor: 0, patch: 0)
-        let zip = root.appendingPathComponent("redir.zip")
-        try PackagePacker().pack(
-            directory: site, options: PackOptions(id: "com.example.redir", version: version, serves: serves),
-            keyPair: keys, to: zip)
-        let store = try PackageStore(root: root.appendingPathComponent("store"), trustedKey: keys.verificationKey)
-        try PackageInstaller(store: store, trustedKey: keys.verificationKey, containerVersion: version)
-            .install(packageAt: zip)
+        let store = try installTestPackage(site: site, id: "com.example.redir", serves: serves, in: root)
 
         try GTKRuntime.shared.start()
         let view = GTKWebView()

@@ -70,15 +70,7 @@ import Testing
         let site = root.appendingPathComponent("site")
         try Self.writeSite(to: site, loopback: server.origin)
         let serves = ["https://shop.example.test/app/", "\(server.origin)/app/"]
-        let keys = PackageKeyPair.generate()
-        let version = SemanticVersion(major: 1, minor: 0, patch: 0)
-        let zip = root.appendingPathComponent("shop.zip")
-        try PackagePacker().pack(
-            directory: site, options: PackOptions(id: "com.example.shop", version: version, serves: serves),
-            keyPair: keys, to: zip)
-        let store = try PackageStore(root: root.appendingPathComponent("store"), trustedKey: keys.verificationKey)
-        try PackageInstaller(store: store, trustedKey: keys.verificationKey, containerVersion: version)
-            .install(packageAt: zip)
+        let store = try installTestPackage(site: site, id: "com.example.shop", serves: serves, in: root)
 
         try GTKRuntime.shared.start()
         let view = GTKWebView()

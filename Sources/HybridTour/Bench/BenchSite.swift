@@ -31,27 +31,21 @@ enum BenchSite {
         }
         var resources: [String] = []
         var total = 0
-        for index in 0..<scripts {
-            let path = "js/s\(index).js"
-            let body = padded("window.__flags = window.__flags || {}; window.__flags[\(index)] = true;\n", textBytes)
+        func add(_ path: String, _ body: Data) throws {
             try body.write(to: directory.appendingPathComponent(path))
             resources.append(path)
             total += body.count
+        }
+        for index in 0..<scripts {
+            try add(
+                "js/s\(index).js",
+                padded("window.__flags = window.__flags || {}; window.__flags[\(index)] = true;\n", textBytes))
         }
         for index in 0..<styles {
-            let path = "css/s\(index).css"
-            let body = padded(".r\(index) { margin: \(index % 7)px; }\n", textBytes)
-            try body.write(to: directory.appendingPathComponent(path))
-            resources.append(path)
-            total += body.count
+            try add("css/s\(index).css", padded(".r\(index) { margin: \(index % 7)px; }\n", textBytes))
         }
         for index in 0..<images {
-            let path = "img/i\(index).png"
-            var body = png
-            body.append(noise(count: max(0, imageBytes - png.count), seed: UInt64(index + 1)))
-            try body.write(to: directory.appendingPathComponent(path))
-            resources.append(path)
-            total += body.count
+            try add("img/i\(index).png", png + noise(count: max(0, imageBytes - png.count), seed: UInt64(index + 1)))
         }
         try Data(indexHTML(resources).utf8).write(to: directory.appendingPathComponent("index.html"))
         return Page(resources: resources, totalBytes: total)

@@ -1,9 +1,9 @@
-// Same rules as HybridUpdateServer's copy; duplicated so this target stays free of Hummingbird.
 /// What a `Range` header asks of a file of known size (RFC 9110 §14): one `bytes=a-b`, `bytes=a-` or `bytes=-n`.
 ///
 /// Anything else — other units, several ranges, garbage — is answered with the whole file, which RFC 9110 allows
 /// (a server may ignore Range) and which every client handles; multipart answers would buy nothing here.
-enum ByteRangeRequest: Equatable {
+/// Shared by everything that serves package files: the update server and the offline scheme handler.
+public enum ByteRangeRequest: Equatable, Sendable {
     /// Send the whole file (no header, or one we choose to ignore).
     case whole
     /// Send these bytes (inclusive bounds, already clamped to the file).
@@ -11,7 +11,7 @@ enum ByteRangeRequest: Equatable {
     /// A well-formed range that starts at or beyond the end: 416.
     case unsatisfiable
 
-    init(header: String?, size: Int64) {
+    public init(header: String?, size: Int64) {
         guard let header else {
             self = .whole
             return

@@ -1,9 +1,8 @@
-// Same rules as HybridUpdateServer's copy; duplicated so this target stays free of Hummingbird.
 import Foundation
 
 /// `If-None-Match` evaluation (RFC 9110 §13.1.2): weak comparison, `*` matches any current file.
-enum EntityTagMatch {
-    static func matches(ifNoneMatch header: String?, current: String) -> Bool {
+public enum EntityTagMatch {
+    public static func matches(ifNoneMatch header: String?, current: String) -> Bool {
         guard let header else { return false }
         let current = strip(current)
         for candidate in header.split(separator: ",") {
