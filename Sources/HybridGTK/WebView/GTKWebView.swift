@@ -43,6 +43,7 @@ public final class GTKWebView: WebEngine {
     private var schemeTasks: [ObjectIdentifier: GTKSchemeTask] = [:]
     private weak var delegate: (any NavigationDelegate)?
     private var closed = false
+    var isClosed: Bool { closed }
     var viewSignals: [gulong] = []
     private lazy var cookies = GTKCookieStore(
         manager: webkit_web_context_get_cookie_manager(GTKWebContext.shared.context))
