@@ -12,6 +12,9 @@ public protocol WebEngineFactory: Sendable {
     func historySnapshot(of engine: any WebEngine) -> Data?
     /// Replaces `engine`'s back/forward history with `snapshot`. False when it could not.
     func restoreHistory(_ snapshot: Data, of engine: any WebEngine) -> Bool
+    /// Entries in `engine`'s back/forward list as the engine keeps it, nil when it cannot say. (A document's own
+    /// `history.length` can lag behind a restored list until the next navigation: WebKitGTK 2.50.)
+    func historyLength(of engine: any WebEngine) -> Int?
     /// Tears `engine` down now (stops loads, ends its tasks, frees its process) rather than whenever it is
     /// released.
     func close(_ engine: any WebEngine)
@@ -20,5 +23,6 @@ public protocol WebEngineFactory: Sendable {
 extension WebEngineFactory {
     public func historySnapshot(of engine: any WebEngine) -> Data? { nil }
     public func restoreHistory(_ snapshot: Data, of engine: any WebEngine) -> Bool { false }
+    public func historyLength(of engine: any WebEngine) -> Int? { nil }
     public func close(_ engine: any WebEngine) {}
 }

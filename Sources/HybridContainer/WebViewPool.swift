@@ -27,17 +27,21 @@ public actor WebViewPool {
     private var pristineHistory: Data?
     /// What ``probe`` answers in a freshly warmed view; a reset view must answer the same.
     private var pristineProbe: String?
+    private var pristineHistoryLength: Int?
     private var statistics = PoolStatistics()
     private let logger = Logger(label: "hybrid.pool")
 
-    static let blankHTML = "<!DOCTYPE html><html><head><title></title></head><body></body></html>"
+    /// The blank page, loaded as a URL: WebKitGTK keeps no history entry for HTML loaded as a string, and an
+    /// empty back/forward list cannot be restored, so a warm view's history is one entry, this page.
+    static let blankURL = URL(string: "data:text/html,%3C!DOCTYPE%20html%3E%3Ctitle%3E%3C/title%3E%3Cbody%3E%3C/body%3E")
     /// Clears sessionStorage in the document and every frame reachable from it; false when one refused.
     static let clearStorage =
         "(function(){var ok=true;function c(w){try{w.sessionStorage.clear()}catch(e){ok=false}"
         + "try{for(var i=0;i<w.frames.length;i++)c(w.frames[i])}catch(e){ok=false}}c(window);return ok})()"
     /// State a reset view must share with a warm one.
+    /// (Not `history.length`: a document's count lags behind a restored list; the engine's list is compared.)
     static let probe =
-        "(function(){var s;try{s=sessionStorage.length}catch(e){s='denied'}return JSON.stringify([history.length,s,"
+        "(function(){var s;try{s=sessionStorage.length}catch(e){s='denied'}return JSON.stringify([s,"
         + "location.href,typeof window.hybrid,document.body?document.body.childElementCount:-1])})()"
 
     public init(factory: any WebEngineFactory, configuration: PoolConfiguration = PoolConfiguration()) {
@@ -59,7 +63,10 @@ public actor WebViewPool {
                 discard(handle, because: "blank page did not load")
                 throw .engine("a pooled view did not load its blank page within \(configuration.loadTimeout)")
             }
-            if pristineHistory == nil { pristineHistory = factory.historySnapshot(of: handle.engine) }
+            if pristineHistory == nil {
+                pristineHistory = factory.historySnapshot(of: handle.engine)
+                pristineHistoryLength = factory.historyLength(of: handle.engine)
+            }
             let answer = try? await handle.engine.evaluateJavaScript(Self.probe)
             guard let answer, pristineProbe == nil || pristineProbe == answer else {
                 discard(handle, because: "warm view did not answer the probe")
@@ -138,6 +145,10 @@ public actor WebViewPool {
         } else if !origins.isEmpty {
             return "the engine cannot restore history"
         }
+        let length = factory.historyLength(of: engine)
+        guard length == pristineHistoryLength else {
+            return "history has \(length.map(String.init) ?? "unknown") entries, a warm view \(pristineHistoryLength.map(String.init) ?? "unknown")"
+        }
         let answer = try? await engine.evaluateJavaScript(Self.probe)
         guard let answer, answer == pristineProbe else {
             return "reset view differs from a warm one: \(answer ?? "no answer") vs \(pristineProbe ?? "none")"
@@ -157,9 +168,10 @@ public actor WebViewPool {
             await self.expire(waiter)
         }
         defer { timer.cancel() }
+        guard let blank = Self.blankURL else { return false }
         return await withCheckedContinuation { continuation in
             waiter.arm(continuation)
-            engine.loadHTML(Self.blankHTML, baseURL: nil)
+            do { try engine.load(EngineRequest(url: blank)) } catch { waiter.settle(false) }
         }
     }
 

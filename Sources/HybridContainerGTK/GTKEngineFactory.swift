@@ -25,6 +25,10 @@ public struct GTKEngineFactory: WebEngineFactory {
         (engine as? GTKWebView)?.restoreSessionStateOnGTKThread(snapshot) ?? false
     }
 
+    public func historyLength(of engine: any WebEngine) -> Int? {
+        (engine as? GTKWebView)?.backForwardListLengthOnGTKThread()
+    }
+
     public func close(_ engine: any WebEngine) {
         (engine as? GTKWebView)?.closeOnGTKThread()
     }

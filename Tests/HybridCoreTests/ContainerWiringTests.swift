@@ -4,7 +4,7 @@ import HybridCore
 import Testing
 
 /// The container's wiring and teardown, against the fake engine.
-@MainActor struct ContainerWiringTests {
+@Suite(.serialized) @MainActor struct ContainerWiringTests {
     struct FakeFactory: WebEngineFactory {
         var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
         let made: WeakEngines

@@ -46,5 +46,7 @@ extension GTKWebView {
         GTKActor.run { restoreSessionState(data) }
     }
 
+    public nonisolated func backForwardListLengthOnGTKThread() -> Int { GTKActor.run { backForwardListLength } }
+
     public nonisolated func closeOnGTKThread() { GTKActor.run { close() } }
 }
