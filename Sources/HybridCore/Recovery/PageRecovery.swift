@@ -14,7 +14,7 @@ public actor PageRecovery {
     public weak var delegate: (any PageRecoveryDelegate)?
     private var machine: RecoveryMachine
     private var location: PageLocation?
-    /// The title the page had when its last load finished.
+    /// The title the page had when its last load finished or was last found alive.
     private var expectedTitle: String?
     private var diedHidden = false
     private let logger = Logger(label: "hybrid.recovery")
@@ -29,6 +29,9 @@ public actor PageRecovery {
     }
 
     public var phase: RecoveryMachine.Phase { machine.phase }
+    /// The title the page had when its last load finished or was last found alive; an empty title later means a
+    /// white screen.
+    public var expectedPageTitle: String? { expectedTitle }
 
     public func setDelegate(_ delegate: (any PageRecoveryDelegate)?) { self.delegate = delegate }
 
@@ -72,7 +75,11 @@ public actor PageRecovery {
             let why = BlankPageProbe.verdict(
                 engineTitle: engine.title, expectedTitle: expectedTitle, probe: report, probed: policy.probesBody,
                 policy: policy)
-        else { return nil }
+        else {
+            // WebKitGTK may report the title only after the load finished: learn it from a page found alive.
+            if let title = engine.title, !title.isEmpty { expectedTitle = title }
+            return nil
+        }
         // The page may have changed state while the probe ran.
         guard case .healthy = machine.phase else { return nil }
         pageDied(.blankPage(why))
