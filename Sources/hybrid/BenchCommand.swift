@@ -90,8 +90,9 @@ struct BenchCommand: AsyncParsableCommand {
             abstract: "Containers: time to first paint from a pooled view vs a new one; memory of an idle pooled view.",
             discussion: """
                 First paint is measured from the host asking for a page (container created) to the page's second
-                requestAnimationFrame callback posting to native (target: pooled ≤ 0.5× new). Memory is resident
-                memory of this process and its WebKit processes per idle pooled view, next to a view showing the page.
+                requestAnimationFrame callback posting to native (target: pooled ≤ 0.5× new). Memory is the proportional
+                set size (PSS) of this process and its WebKit processes per idle pooled view, next to a view showing
+                the page.
                 """)
 
         @OptionGroup var output: Output

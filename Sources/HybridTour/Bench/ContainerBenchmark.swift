@@ -106,7 +106,7 @@ public enum ContainerBenchmark {
         }
     }
 
-    /// Resident memory of this process and its WebKit processes per view: idle pooled views vs views showing
+    /// Memory (PSS) of this process and its WebKit processes per view: idle pooled views vs views showing
     /// the bench page.
     @GTKActor
     static func memory(
@@ -114,15 +114,15 @@ public enum ContainerBenchmark {
     ) async throws -> BenchFigure {
         let count = max(1, options.memoryViews)
         try await Task.sleep(for: .milliseconds(500))
-        let before = ProcessMemory.withChildren()
+        let before = ProcessMemory.proportionalWithChildren()
         let idle = WebViewPool(factory: factory, configuration: PoolConfiguration(warmCount: count, capacity: count))
         try await idle.prewarm()
         try await Task.sleep(for: .milliseconds(500))
-        let withIdle = ProcessMemory.withChildren()
+        let withIdle = ProcessMemory.proportionalWithChildren()
         await idle.drain()
         try await Task.sleep(for: .milliseconds(500))
 
-        let middle = ProcessMemory.withChildren()
+        let middle = ProcessMemory.proportionalWithChildren()
         let signal = PageDoneSignal()
         var showing = configuration
         showing.messageHandlers = [HostMessageHandler(name: "benchPage", handler: signal)]
@@ -137,14 +137,14 @@ public enum ContainerBenchmark {
             guard outcome.text == "ok" else { throw BenchError.pageFailed(outcome.text) }
         }
         try await Task.sleep(for: .milliseconds(500))
-        let withPages = ProcessMemory.withChildren()
+        let withPages = ProcessMemory.proportionalWithChildren()
         let perIdle = Double(withIdle - before) / Double(count) / 1_048_576
         let perPage = Double(withPages - middle) / Double(count) / 1_048_576
         options.progress?(
             String(format: "memory: %d idle pooled views +%.1f MB, %d views with the page +%.1f MB", count,
                 Double(withIdle - before) / 1_048_576, count, Double(withPages - middle) / 1_048_576))
         return BenchFigure(
-            scenario: scenario, figure: "memory per idle pooled view (RSS, host + WebKit processes), \(count) views",
+            scenario: scenario, figure: "memory per idle pooled view (PSS, host + WebKit processes), \(count) views",
             value: perIdle, unit: "MB", baselineName: "per view showing the bench page", baseline: perPage,
             better: .lower)
     }

@@ -2,8 +2,10 @@ import Foundation
 
 /// Resident memory read from /proc (Linux).
 public enum ProcessMemory {
-    /// Resident set of this process and every process it started (WebKit's web and network processes), in bytes.
-    public static func withChildren() -> Int {
+    /// Proportional set size (PSS: each shared page divided among the processes that map it) of this process and
+    /// every process it started (WebKit's web and network processes), in bytes. Summing RSS instead would count
+    /// WebKit's shared libraries once per web process.
+    public static func proportionalWithChildren() -> Int {
         let me = getpid()
         var parents: [Int32: Int32] = [:]
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -23,9 +25,10 @@ public enum ProcessMemory {
             }
             return false
         }
-        return parents.keys.filter(descends).map(of(_:)).reduce(0, +)
+        return parents.keys.filter(descends).map(proportional(of:)).reduce(0, +)
     }
 
+    /// Resident set of `pid` from /proc/<pid>/statm, in bytes; 0 when unreadable.
     public static func of(_ pid: Int32) -> Int {
         guard let statm = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
         let fields = statm.split(separator: " ")
@@ -33,6 +36,16 @@ public enum ProcessMemory {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    /// This process alone.
+    /// PSS of `pid` from /proc/<pid>/smaps_rollup, in bytes; 0 when unreadable.
+    public static func proportional(of pid: Int32) -> Int {
+        guard let rollup = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
+        for line in rollup.split(separator: "\n") where line.hasPrefix("Pss:") {
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            return kilobytes * 1024
+        }
+        return 0
+    }
+
+    /// Resident set of this process alone, in bytes.
     public static var ownResident: Int { of(getpid()) }
 }
