@@ -40,7 +40,8 @@ public final class HybridContainer: @unchecked Sendable {
     public convenience init(configuration: ContainerConfiguration, factory: any WebEngineFactory) throws {
         let engine: any WebEngine
         do { engine = try factory.makeEngine() } catch { throw ContainerError.engine(error) }
-        try self.init(configuration: configuration, handle: EngineHandle(engine: engine, factory: factory), pooled: false)
+        try self.init(
+            configuration: configuration, handle: EngineHandle(engine: engine, factory: factory), pooled: false)
     }
 
     /// A page in a warm view from `pool` (a new one, made by the pool, when none is idle).
@@ -100,7 +101,8 @@ public final class HybridContainer: @unchecked Sendable {
         packageHandler = packages
         for script in assembly.userScripts { engine.addUserScript(script) }
         for host in configuration.messageHandlers {
-            engine.addScriptMessageHandler(WeakScriptMessageHandler(host.handler), name: host.name, replies: host.replies)
+            engine.addScriptMessageHandler(
+                WeakScriptMessageHandler(host.handler), name: host.name, replies: host.replies)
         }
         if let userAgent = configuration.userAgent { engine.customUserAgent = userAgent }
 

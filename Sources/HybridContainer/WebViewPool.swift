@@ -33,7 +33,8 @@ public actor WebViewPool {
 
     /// The blank page, loaded as a URL: WebKitGTK keeps no history entry for HTML loaded as a string, and an
     /// empty back/forward list cannot be restored, so a warm view's history is one entry, this page.
-    static let blankURL = URL(string: "data:text/html,%3C!DOCTYPE%20html%3E%3Ctitle%3E%3C/title%3E%3Cbody%3E%3C/body%3E")
+    static let blankURL = URL(
+        string: "data:text/html,%3C!DOCTYPE%20html%3E%3Ctitle%3E%3C/title%3E%3Cbody%3E%3C/body%3E")
     /// Clears sessionStorage in the document and every frame reachable from it; false when one refused.
     static let clearStorage =
         "(function(){var ok=true;function c(w){try{w.sessionStorage.clear()}catch(e){ok=false}"
@@ -96,7 +97,8 @@ public actor WebViewPool {
         let engine = try factory.makeEngine()
         let handle = EngineHandle(engine: engine, factory: factory, hostScripts: configuration.hostUserScripts)
         for host in configuration.hostMessageHandlers {
-            engine.addScriptMessageHandler(WeakScriptMessageHandler(host.handler), name: host.name, replies: host.replies)
+            engine.addScriptMessageHandler(
+                WeakScriptMessageHandler(host.handler), name: host.name, replies: host.replies)
         }
         handle.pool = self
         statistics.created += 1
@@ -147,7 +149,8 @@ public actor WebViewPool {
         }
         let length = factory.historyLength(of: engine)
         guard length == pristineHistoryLength else {
-            return "history has \(length.map(String.init) ?? "unknown") entries, a warm view \(pristineHistoryLength.map(String.init) ?? "unknown")"
+            return
+                "history has \(length.map(String.init) ?? "unknown") entries, a warm view \(pristineHistoryLength.map(String.init) ?? "unknown")"
         }
         let answer = try? await engine.evaluateJavaScript(Self.probe)
         guard let answer, answer == pristineProbe else {

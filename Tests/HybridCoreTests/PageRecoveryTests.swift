@@ -28,7 +28,10 @@ import Testing
         await recovery.webProcessDidTerminate(reason: .crashed)
         #expect(await waitUntil { engine.loadLog == ["reload"] })
         await recovery.loadFinished()
-        #expect(events.recovered == [RecoveryReport(reason: "crashed", attempt: 1, url: "https://app.example", deferred: false)])
+        #expect(
+            events.recovered == [
+                RecoveryReport(reason: "crashed", attempt: 1, url: "https://app.example", deferred: false)
+            ])
 
         let file = URL(fileURLWithPath: "/srv/pages/index.html")
         engine.currentURL = file

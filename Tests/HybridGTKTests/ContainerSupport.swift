@@ -56,7 +56,6 @@ extension HybridContainer {
     }
 }
 
-
 /// Every container suite, one at a time: they count live objects and resident memory, which a container suite
 /// running alongside would disturb.
 @Suite(.serialized) enum ContainerGTKTests {}

@@ -69,7 +69,8 @@ public actor PageRecovery {
         var report: BlankPageProbe.Report?
         let policy = machine.policy
         if policy.probesBody {
-            report = BlankPageProbe.report(fromEvaluationResult: try? await engine.evaluateJavaScript(BlankPageProbe.script))
+            report = BlankPageProbe.report(
+                fromEvaluationResult: try? await engine.evaluateJavaScript(BlankPageProbe.script))
         }
         guard
             let why = BlankPageProbe.verdict(

@@ -85,7 +85,8 @@ public enum ContainerBenchmark {
                 warm.append(try await open(pooled: true))
             }
             options.progress?(
-                String(format: "first paint %d: pooled %.1f ms, cold %.1f ms", round + 1, warm.last ?? 0, cold.last ?? 0))
+                String(
+                    format: "first paint %d: pooled %.1f ms, cold %.1f ms", round + 1, warm.last ?? 0, cold.last ?? 0))
         }
         var figures = [
             BenchFigure(
@@ -141,7 +142,8 @@ public enum ContainerBenchmark {
         let perIdle = Double(withIdle - before) / Double(count) / 1_048_576
         let perPage = Double(withPages - middle) / Double(count) / 1_048_576
         options.progress?(
-            String(format: "memory: %d idle pooled views +%.1f MB, %d views with the page +%.1f MB", count,
+            String(
+                format: "memory: %d idle pooled views +%.1f MB, %d views with the page +%.1f MB", count,
                 Double(withIdle - before) / 1_048_576, count, Double(withPages - middle) / 1_048_576))
         return BenchFigure(
             scenario: scenario, figure: "memory per idle pooled view (PSS, host + WebKit processes), \(count) views",
