@@ -168,7 +168,7 @@ public actor WebViewPool {
         let timeout = configuration.loadTimeout
         let timer = Task { [weak waiter] in
             try? await Task.sleep(for: timeout)
-            await self.expire(waiter)
+            self.expire(waiter)
         }
         defer { timer.cancel() }
         guard let blank = Self.blankURL else { return false }
