@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
+        .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Engine-free logic: the port, the bridge, and the JS runtime it injects.
@@ -127,6 +129,23 @@ let package = Package(
         .testTarget(
             name: "HybridUpdateServerTests",
             dependencies: ["HybridUpdateServer", "HybridPackagesHTTP", "HybridPackages"]
+        ),
+        // The native proxy behind the request hooks' "full proxy" strategy: AsyncHTTPClient, because it keeps
+        // response headers as sent (repeated Set-Cookie lines, reason phrase), streams with backpressure and lets
+        // the proxy follow redirects itself; URLSession on Linux merges header lines and hides the reason phrase.
+        .target(
+            name: "HybridNetwork",
+            dependencies: [
+                "HybridCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "HybridNetworkTests",
+            dependencies: [
+                "HybridNetwork", "HybridCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
