@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
+        .library(name: "HybridConfig", targets: ["HybridConfig"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     dependencies: [
@@ -67,6 +68,7 @@ let package = Package(
             name: "hybrid",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridPackages", "HybridUpdateServer", "HybridCookies",
+                "HybridConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -144,6 +146,20 @@ let package = Package(
             name: "HybridNetworkTests",
             dependencies: [
                 "HybridNetwork", "HybridCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // Signed remote configuration (degrade list, hook switches, bridge permissions, scripts): engine-free,
+        // signed with the package keys (see docs/remote-config.md).
+        .target(
+            name: "HybridConfig",
+            dependencies: ["HybridPackages", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "HybridConfigTests",
+            dependencies: [
+                // `hybrid config sign` is tested by running the built executable.
+                "HybridConfig", "HybridPackages", "hybrid",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
