@@ -10,10 +10,9 @@ import HybridCore
 /// The system resolver, the one the HTTP client itself uses to connect. getaddrinfo blocks, so it runs on a
 /// dispatch queue rather than on a thread of the cooperative pool.
 ///
-/// DNS rebinding: the client resolves the name again when it connects, so a hostile DNS server that answers a
-/// public address here and a private one a moment later can slip past this check. Closing that gap needs the
-/// connection pinned to the vetted address (with SNI and certificate checks kept on the name); until then the
-/// allowed-hosts list, not this check, is the boundary for names an attacker controls.
+/// DNS rebinding (a name answering a public address to this check and a private one a moment later) is closed by
+/// connecting plain-http hops to the vetted addresses themselves (``ConnectionTarget``); https hops need the
+/// certificate to match the name, which a device on the user's network cannot present.
 public struct GetAddrInfoResolver: HostResolving {
     public init() {}
 

@@ -33,8 +33,8 @@ struct ProxyExchange: Sendable {
         var hop = try ProxyHop.first(request, policy: policy)
         var redirects = 0
         while true {
-            try await policy.vet(hop.url, resolver: resolver)
-            let response = try await send(hop)
+            let addresses = try await policy.vet(hop.url, resolver: resolver)
+            let response = try await send(hop, to: ConnectionTarget.targets(for: hop.url, vettedAddresses: addresses))
             let status = Int(response.status.code)
             store(response.headers["set-cookie"], from: hop.url)
             if RedirectRule.redirectStatuses.contains(status), let location = response.headers.first(name: "location") {
@@ -60,7 +60,7 @@ struct ProxyExchange: Sendable {
         }
     }
 
-    private func send(_ hop: ProxyHop) async throws(ProxyError) -> HTTPClientResponse {
+    private func send(_ hop: ProxyHop, to targets: [ConnectionTarget]) async throws(ProxyError) -> HTTPClientResponse {
         var outgoing = HTTPClientRequest(url: hop.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: hop.method)
         for header in hop.headers { outgoing.headers.add(name: header.name, value: header.value) }
@@ -79,11 +79,29 @@ struct ProxyExchange: Sendable {
         } else if hop.method != "GET" && hop.method != "HEAD" {
             outgoing.body = .bytes(ByteBuffer())
         }
-        do {
-            return try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(policy.timeout)))
-        } catch {
-            throw mapped(error, url: hop.url)
+        var lastError: (any Error)?
+        for target in targets {
+            outgoing.url = target.url.absoluteString
+            if let host = target.hostHeader { outgoing.headers.replaceOrAdd(name: "Host", value: host) }
+            do {
+                return try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(policy.timeout)))
+            } catch {
+                lastError = error
+                // Only a connection that never opened is retried at the next address: nothing was sent on it.
+                guard Self.isConnectFailure(error), !Task.isCancelled else { break }
+            }
         }
+        throw mapped(lastError ?? CancellationError(), url: hop.url)
+    }
+
+    static func isConnectFailure(_ error: any Error) -> Bool {
+        if let clientError = error as? HTTPClientError, clientError == .connectTimeout { return true }
+        if let ioError = error as? IOError {
+            return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains(ioError.errnoCode)
+        }
+        if let channelError = error as? ChannelError, case .connectTimeout = channelError { return true }
+        // NIOPosix's error for a failed connect (all attempts refused): the module is not a direct dependency.
+        return String(describing: type(of: error)) == "NIOConnectionError"
     }
 
     private func deliver(

@@ -12,6 +12,9 @@ enum ProxyHTTPClient {
             timeout: .init(connect: .seconds(30)),
             decompression: .disabled)
         configuration.httpVersion = .automatic
+        // A refused connection fails at once instead of being retried until the connect timeout: the proxy tries
+        // the host's next vetted address itself (see ConnectionTarget).
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 }

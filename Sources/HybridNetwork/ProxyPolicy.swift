@@ -43,8 +43,9 @@ public struct ProxyPolicy: Sendable {
     public func allows(host: String) -> Bool { allowedHosts.contains { $0.matches(host) } }
 
     /// Checks a URL the proxy is about to connect to: scheme, host, and every address the host stands for (all of
-    /// them: the client may connect to any).
-    func vet(_ url: URL, resolver: any HostResolving) async throws(ProxyError) {
+    /// them: the client may connect to any). Returns the vetted addresses of a name, nil for a literal address.
+    @discardableResult
+    func vet(_ url: URL, resolver: any HostResolving) async throws(ProxyError) -> [IPAddress]? {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
         guard let rawHost = url.host(percentEncoded: false), !rawHost.isEmpty else {
@@ -52,8 +53,9 @@ public struct ProxyPolicy: Sendable {
         }
         let host = HostPattern.normalized(rawHost)
         guard allows(host: host) else { throw .hostNotAllowed(host) }
+        let literal = IPAddress(host)
         let addresses: [IPAddress]
-        if let literal = IPAddress(host) {
+        if let literal {
             addresses = [literal]
         } else {
             addresses = try await resolver.addresses(of: host)
@@ -63,5 +65,6 @@ public struct ProxyPolicy: Sendable {
                 throw .addressNotAllowed(host: host, address: address.description)
             }
         }
+        return literal == nil ? addresses : nil
     }
 }
