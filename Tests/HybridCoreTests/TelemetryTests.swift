@@ -31,6 +31,7 @@ import Testing
         #expect(metrics.total(calls, where: [("module", "telemetry"), ("outcome", "bad_arguments")]) == 1)
         #expect(metrics.total(calls, where: [("module", "made-up-by-the-page")]) == 0)
         #expect(metrics.total(calls, where: [("module", "-"), ("outcome", "unknown_module")]) >= 1)
-        #expect(metrics.lines().contains { $0.hasPrefix("\(HybridMetrics.bridgeCallDuration){module=telemetry} count=5") })
+        #expect(
+            metrics.lines().contains { $0.hasPrefix("\(HybridMetrics.bridgeCallDuration){module=telemetry} count=5") })
     }
 }

@@ -21,7 +21,8 @@ struct BridgeCallMetrics {
     }
 
     mutating func refused(_ code: BridgeError.Code) {
-        let counter = refusals[code] ?? Counter(label: HybridMetrics.bridgeRefused, dimensions: [("code", code.rawValue)])
+        let counter =
+            refusals[code] ?? Counter(label: HybridMetrics.bridgeRefused, dimensions: [("code", code.rawValue)])
         refusals[code] = counter
         counter.increment()
     }

@@ -107,7 +107,8 @@ private final class Series: Sendable {
         case .timer:
             guard totals.count > 0 else { return "count=0" }
             let mean = Double(totals.sum) / Double(totals.count) / 1000
-            return "count=\(totals.count) mean=\(Self.microseconds(mean)) max=\(Self.microseconds(Double(totals.max) / 1000))"
+            return
+                "count=\(totals.count) mean=\(Self.microseconds(mean)) max=\(Self.microseconds(Double(totals.max) / 1000))"
         }
     }
 
