@@ -37,13 +37,27 @@ public struct NavigationResponse: Sendable {
     public var mimeType: String?
     public var isMainFrame: Bool
     public var canShowMIMEType: Bool
+    /// Response header fields, in order (for `Content-Disposition`); empty when the engine does not give them.
+    public var headers: [(name: String, value: String)]
+    /// The engine's reading of `Content-Disposition`'s filename, when there is one.
+    public var suggestedFilename: String?
 
-    public init(url: URL, statusCode: Int, mimeType: String?, isMainFrame: Bool, canShowMIMEType: Bool) {
+    public init(
+        url: URL, statusCode: Int, mimeType: String?, isMainFrame: Bool, canShowMIMEType: Bool,
+        headers: [(name: String, value: String)] = [], suggestedFilename: String? = nil
+    ) {
         self.url = url
         self.statusCode = statusCode
         self.mimeType = mimeType
         self.isMainFrame = isMainFrame
         self.canShowMIMEType = canShowMIMEType
+        self.headers = headers
+        self.suggestedFilename = suggestedFilename
+    }
+
+    /// The first value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }
 

@@ -131,7 +131,9 @@ extension GTKWebView {
                 statusCode: Int(webkit_uri_response_get_status_code(response)),
                 mimeType: borrowGString(webkit_uri_response_get_mime_type(response)),
                 isMainFrame: webkit_response_policy_decision_is_main_frame_main_resource(responseDecision) != 0,
-                canShowMIMEType: webkit_response_policy_decision_is_mime_type_supported(responseDecision) != 0)
+                canShowMIMEType: webkit_response_policy_decision_is_mime_type_supported(responseDecision) != 0,
+                headers: GTKWebView.headers(of: response),
+                suggestedFilename: borrowGString(webkit_uri_response_get_suggested_filename(response)))
             switch delegate.decidePolicy(for: navigation) {
             case .allow: webkit_policy_decision_use(policyDecision)
             case .cancel: webkit_policy_decision_ignore(policyDecision)
