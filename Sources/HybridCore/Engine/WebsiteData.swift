@@ -22,6 +22,7 @@ public struct WebsiteDataTypes: OptionSet, Sendable, Hashable {
 /// Engines whose website data can be cleared by type and age.
 public protocol WebsiteDataClearing: AnyObject, Sendable {
     /// Removes data of `types`: all of it when `modifiedSince` is nil, else what was written since that date.
-    /// Engines usually keep this data per context (process-wide here), not per view.
+    /// Engines usually keep this data per context (process-wide here), not per view. Engines that cannot honour
+    /// `modifiedSince` for a type (WebKitGTK for cookies) throw ``EngineError/unsupported(_:)`` and clear nothing.
     func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?) async throws(EngineError)
 }

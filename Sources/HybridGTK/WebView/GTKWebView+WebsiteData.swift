@@ -13,6 +13,10 @@ extension GTKWebView: WebsiteDataClearing {
         // GTimeSpan counts microseconds back from now; 0 means "everything".
         var timespan: GTimeSpan = 0
         if let modifiedSince {
+            // libsoup's cookie jar keeps no dates: WebKitGTK would log a warning and delete nothing.
+            guard !types.contains(.cookies) else {
+                throw .unsupported("clearing cookies by date (WebKitGTK keeps no cookie dates); clear them with no date")
+            }
             let seconds = Date().timeIntervalSince(modifiedSince)
             guard seconds > 0 else { return }
             timespan = GTimeSpan(min(seconds * 1_000_000, Double(Int64.max / 2)))
