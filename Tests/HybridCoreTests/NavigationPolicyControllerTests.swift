@@ -38,6 +38,8 @@ final class RecordingDialogReply: ScriptDialogReply, @unchecked Sendable {
 final class RecordingNext: NavigationDelegate, @unchecked Sendable {
     var actions: [URL] = []
     var finished = 0
+    var started = 0
+    func didStartNavigation(to url: URL?) { started += 1 }
     func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
         actions.append(action.request.url)
         return .allow
@@ -82,7 +84,9 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
             }
         }
         let policy = NavigationPolicyController(engine: engine, configuration: choice, host: host)
-        for url in ["https://same.example/a", "https://new.example/b", "https://out.example/c", "https://drop.example/"] {
+        for url in [
+            "https://same.example/a", "https://new.example/b", "https://out.example/c", "https://drop.example/",
+        ] {
             #expect(policy.decidePolicy(for: try action(url, newWindow: true)) == .cancel)
         }
         // A non-web URL in a new window is still an external link, not a window.
@@ -94,6 +98,25 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
         let loaded = await waitUntil(timeout: .seconds(5)) { !engine.loadedRequests.isEmpty }
         #expect(loaded)
         #expect(engine.loadedRequests.map(\.url.absoluteString) == ["https://same.example/a"])
+    }
+
+    @Test func mainFrameDataLoadsAreStoppedWhenTheyStart() throws {
+        let engine = FakeEngine()
+        let host = RecordingPolicyHost()
+        let next = RecordingNext()
+        let policy = NavigationPolicyController(engine: engine, host: host)
+        policy.next = next
+        let data = try #require(URL(string: "data:text/html,x"))
+        let unknownFrame = NavigationAction(request: EngineRequest(url: data), isMainFrameKnown: false)
+        #expect(policy.decidePolicy(for: unknownFrame) == .allow)
+        let knownMain = NavigationAction(request: EngineRequest(url: data), isMainFrame: true)
+        #expect(policy.decidePolicy(for: knownMain) == .cancel)
+        policy.didStartNavigation(to: data)
+        #expect(engine.stops == 1)
+        #expect(host.blocked == [data, data])
+        policy.didStartNavigation(to: URL(string: "https://shop.example/"))
+        #expect(engine.stops == 1)
+        #expect(next.started == 1)
     }
 
     @Test func downloadsAreRecognisedAndReported() throws {

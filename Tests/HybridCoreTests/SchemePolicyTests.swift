@@ -45,6 +45,12 @@ struct SchemePolicyTests {
         }
     }
 
+    @Test func dataURLsLoadWhenTheEngineCannotTellTheFrame() throws {
+        let url = try #require(URL(string: "data:text/html,x"))
+        #expect(policy.disposition(of: url, isMainFrame: nil) == .load)
+        #expect(try disposition("blob:https://shop.example/1234") == .load)
+    }
+
     @Test func localFilesAndOddAboutURLsAreBlocked() throws {
         guard case .blocked = try disposition("file:///etc/passwd") else {
             Issue.record("file: must be blocked")
@@ -79,13 +85,16 @@ struct DownloadDetectorTests {
     @Test func unshowableTypesAreDownloadsNamedAfterTheURL() throws {
         let found = DownloadDetector.download(
             for: try response("https://x.example/files/app.zip", mime: "application/zip", canShow: false))
-        #expect(found == EngineDownload(
-            url: try #require(URL(string: "https://x.example/files/app.zip")), suggestedFilename: "app.zip",
-            mimeType: "application/zip"))
+        #expect(
+            found
+                == EngineDownload(
+                    url: try #require(URL(string: "https://x.example/files/app.zip")), suggestedFilename: "app.zip",
+                    mimeType: "application/zip"))
     }
 
     @Test func pagesAndInlineDispositionsAreNot() throws {
-        #expect(DownloadDetector.download(for: try response("https://x.example/", mime: "text/html", canShow: true)) == nil)
+        #expect(
+            DownloadDetector.download(for: try response("https://x.example/", mime: "text/html", canShow: true)) == nil)
         #expect(
             DownloadDetector.download(
                 for: try response(
@@ -96,9 +105,11 @@ struct DownloadDetectorTests {
     @Test func filenamesPreferRFC6266AndLoseDirectories() {
         #expect(
             DownloadDetector.filename(
-                fromContentDisposition: "attachment; filename=\"fallback.txt\"; filename*=UTF-8''%E6%8A%A5%E5%91%8A.pdf")
+                fromContentDisposition: "attachment; filename=\"fallback.txt\"; filename*=UTF-8''%E6%8A%A5%E5%91%8A.pdf"
+            )
                 == "报告.pdf")
-        #expect(DownloadDetector.filename(fromContentDisposition: "attachment; filename=\"../../etc/passwd\"") == "passwd")
+        #expect(
+            DownloadDetector.filename(fromContentDisposition: "attachment; filename=\"../../etc/passwd\"") == "passwd")
         #expect(DownloadDetector.filename(fromContentDisposition: "attachment; filename=\"..\"") == nil)
         #expect(DownloadDetector.filename(fromContentDisposition: "attachment") == nil)
     }

@@ -38,6 +38,8 @@ struct WebURLBuilderTests {
     @Test func refusesWhatCannotBeAURL() {
         #expect(throws: WebURLError.noScheme("no scheme here")) { try WebURLBuilder.url("no scheme here") }
         #expect(throws: WebURLError.badHost("https://a b.example/")) { try WebURLBuilder.url("https://a b.example/") }
-        #expect(throws: WebURLError.badHost("https://x.example:80a/")) { try WebURLBuilder.url("https://x.example:80a/") }
+        #expect(throws: WebURLError.badHost("https://x.example:80a/")) {
+            try WebURLBuilder.url("https://x.example:80a/")
+        }
     }
 }

@@ -70,7 +70,8 @@ import Testing
         #expect(try await rig.evaluate("localStorage.getItem('k')") == "null")
         // libsoup keeps no cookie dates: WebKitGTK cannot clear cookies by date, and says so rather than pretend.
         await #expect(throws: EngineError.self) {
-            try await rig.view.clearWebsiteData([.cookies, .localStorage], modifiedSince: Date().addingTimeInterval(-60))
+            try await rig.view.clearWebsiteData(
+                [.cookies, .localStorage], modifiedSince: Date().addingTimeInterval(-60))
         }
     }
 
@@ -98,13 +99,13 @@ import Testing
     @Test @GTKActor func aPageRestoredFromTheBackForwardCacheGetsTheRestoreEvent() async throws {
         let rig = try await PolicyTestRig(files: [
             "a.html": """
-                <title>a</title>
-                <script>
-                window.restores = 0;
-                window.loadedAt = Math.random();
-                hybrid.on('restore', (info) => { window.restores += 1; window.restoreInfo = info; });
-                </script>
-                """,
+            <title>a</title>
+            <script>
+            window.restores = 0;
+            window.loadedAt = Math.random();
+            hybrid.on('restore', (info) => { window.restores += 1; window.restoreInfo = info; });
+            </script>
+            """,
             "b.html": "<title>b</title>",
         ])
         defer { rig.close() }

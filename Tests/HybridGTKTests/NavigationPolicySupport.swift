@@ -12,6 +12,7 @@ final class PolicyHostRecorder: NavigationPolicyHost, @unchecked Sendable {
     var newContainers: [NewWindowRequest] = []
     var downloads: [EngineDownload] = []
     var failures: [SubresourceLoadFailure] = []
+    var blocked: [URL] = []
     let dialogs = Mutex<[ScriptDialog]>([])
     /// Answers by dialog message; a message not listed is never answered.
     let answers: [String: ScriptDialogAnswer]
@@ -22,6 +23,7 @@ final class PolicyHostRecorder: NavigationPolicyHost, @unchecked Sendable {
     func openInNewContainer(_ request: NewWindowRequest) { newContainers.append(request) }
     func didRecognizeDownload(_ download: EngineDownload) { downloads.append(download) }
     func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) { failures.append(failure) }
+    func didBlockNavigation(to url: URL, reason: String) { blocked.append(url) }
     func runScriptDialog(_ dialog: ScriptDialog) async -> ScriptDialogAnswer? {
         dialogs.withLock { $0.append(dialog) }
         if let answer = answers[dialog.message] { return answer }
@@ -76,7 +78,8 @@ final class PolicyTestRig {
             router.get("/archive.zip") { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "application/zip"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18))))
+                    body: .init(
+                        byteBuffer: ByteBuffer(bytes: [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18))))
             }
         }
         try GTKRuntime.shared.start()

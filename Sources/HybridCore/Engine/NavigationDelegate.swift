@@ -15,16 +15,19 @@ public struct NavigationAction: Sendable {
     /// The page asked for a new window (`target=_blank`, `window.open`).
     public var opensNewWindow: Bool
     public var isUserGesture: Bool
+    /// Whether ``isMainFrame`` is the engine's knowledge rather than a guess (false on WebKitGTK).
+    public var isMainFrameKnown: Bool
 
     public init(
         request: EngineRequest, kind: Kind = .other, isMainFrame: Bool = true, opensNewWindow: Bool = false,
-        isUserGesture: Bool = false
+        isUserGesture: Bool = false, isMainFrameKnown: Bool = true
     ) {
         self.request = request
         self.kind = kind
         self.isMainFrame = isMainFrame
         self.opensNewWindow = opensNewWindow
         self.isUserGesture = isUserGesture
+        self.isMainFrameKnown = isMainFrameKnown
     }
 }
 

@@ -36,7 +36,8 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
 
     public func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
         let url = action.request.url
-        switch configuration.schemes.disposition(of: url, isMainFrame: action.isMainFrame) {
+        let isMainFrame = action.isMainFrameKnown || action.opensNewWindow ? action.isMainFrame : nil
+        switch configuration.schemes.disposition(of: url, isMainFrame: isMainFrame) {
         case .external(let kind):
             logger.debug("handing out external link", metadata: ["url": "\(url.absoluteString)", "kind": "\(kind)"])
             host?.openExternally(ExternalLink(url: url, kind: kind, isUserGesture: action.isUserGesture))
@@ -95,7 +96,18 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
 
     // MARK: Load events (passed on)
 
-    public func didStartNavigation(to url: URL?) { next?.didStartNavigation(to: url) }
+    public func didStartNavigation(to url: URL?) {
+        // Main frame only: the place to stop what the action decision could not attribute to a frame.
+        if let url, let scheme = url.scheme?.lowercased(), configuration.schemes.subframeOnlySchemes.contains(scheme) {
+            let reason = "\(scheme): URLs may only load in subframes"
+            logger.notice(
+                "navigation stopped", metadata: ["url": "\(url.absoluteString.prefix(200))", "reason": "\(reason)"])
+            engine?.stopLoading()
+            host?.didBlockNavigation(to: url, reason: reason)
+            return
+        }
+        next?.didStartNavigation(to: url)
+    }
     public func didCommitNavigation(to url: URL?) { next?.didCommitNavigation(to: url) }
     public func didFinishNavigation(to url: URL?) { next?.didFinishNavigation(to: url) }
     public func didFailNavigation(to url: URL?, error: String) { next?.didFailNavigation(to: url, error: error) }

@@ -15,6 +15,8 @@ public struct SchemePolicy: Sendable, Equatable {
     /// Schemes the engine loads in any frame.
     public var loadableSchemes: Set<String>
     /// Loaded in subframes only: a page must not replace itself with a document it made up (`data:` phishing).
+    /// Where the engine cannot say which frame navigates, these are allowed at decision time and a main-frame
+    /// load is stopped when it starts (``NavigationPolicyController``).
     public var subframeOnlySchemes: Set<String>
     /// `about:` URLs that may load (`about:blank` and `about:srcdoc` are what frames start with).
     public var aboutURLs: Set<String>
@@ -30,8 +32,8 @@ public struct SchemePolicy: Sendable, Equatable {
 
     /// `appSchemes` are the app's own custom schemes (offline packages, demo pages).
     public init(
-        appSchemes: Set<String> = [], loadableSchemes: Set<String> = ["http", "https"],
-        subframeOnlySchemes: Set<String> = ["data", "blob"], aboutURLs: Set<String> = ["about:blank", "about:srcdoc"],
+        appSchemes: Set<String> = [], loadableSchemes: Set<String> = ["http", "https", "blob"],
+        subframeOnlySchemes: Set<String> = ["data"], aboutURLs: Set<String> = ["about:blank", "about:srcdoc"],
         blockedSchemes: Set<String> = ["file", "javascript", "vbscript"],
         appStoreLinks: [(host: String, pathPrefix: String)] = [
             ("apps.apple.com", "/"), ("itunes.apple.com", "/"), ("play.google.com", "/store"),
@@ -44,7 +46,8 @@ public struct SchemePolicy: Sendable, Equatable {
         self.appStoreLinks = appStoreLinks
     }
 
-    public func disposition(of url: URL, isMainFrame: Bool) -> URLDisposition {
+    /// `isMainFrame` is `nil` when the engine cannot tell.
+    public func disposition(of url: URL, isMainFrame: Bool?) -> URLDisposition {
         guard let scheme = url.scheme?.lowercased(), !scheme.isEmpty else { return .blocked("the URL has no scheme") }
         if scheme == "http" || scheme == "https", let host = url.host?.lowercased() {
             let path = url.path.isEmpty ? "/" : url.path
@@ -58,7 +61,7 @@ public struct SchemePolicy: Sendable, Equatable {
             return aboutURLs.contains(bare.lowercased()) ? .load : .blocked("\(bare) is not an allowed about: URL")
         }
         if subframeOnlySchemes.contains(scheme) {
-            return isMainFrame ? .blocked("\(scheme): URLs may only load in subframes") : .load
+            return isMainFrame == true ? .blocked("\(scheme): URLs may only load in subframes") : .load
         }
         if blockedSchemes.contains(scheme) { return .blocked("\(scheme): URLs are not loaded") }
         if Self.phoneSchemes.contains(scheme) { return .external(.phone) }

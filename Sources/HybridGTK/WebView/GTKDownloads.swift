@@ -63,10 +63,14 @@ final class GTKDownloads {
         let responseURI = response.flatMap { borrowGString(webkit_uri_response_get_uri($0)) }
         let mimeType = response.flatMap { borrowGString(webkit_uri_response_get_mime_type($0)) }
         let view = webkit_download_get_web_view(download).flatMap { views[UnsafeMutableRawPointer($0)]?.view }
-        if let url = (responseURI ?? uri).flatMap(URL.init(string:)) {
+        // Blob downloads answer with an empty response URI: the request's is the one that means something.
+        let url = [responseURI, uri].compactMap { $0 }.filter { !$0.isEmpty }.lazy.compactMap(URL.init(string:)).first
+        if let url {
             let name = suggestedFilename.flatMap { $0.isEmpty ? nil : $0 }
             let report = EngineDownload(url: url, suggestedFilename: name, mimeType: mimeType)
             if let view { view.reportDownload(report) } else { logger.notice("download without a view dropped") }
+        } else {
+            logger.notice("download without a usable URL cancelled", metadata: ["uri": "\(uri ?? "-")"])
         }
         // Handled without a destination, then cancelled on the next turn: cancelling inside the emission that
         // asks for a destination would pull the download out from under WebKit.

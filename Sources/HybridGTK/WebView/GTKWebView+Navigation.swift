@@ -116,7 +116,8 @@ extension GTKWebView {
                 kind: GTKWebView.kind(webkit_navigation_action_get_navigation_type(action)),
                 isMainFrame: frameName == nil,
                 opensNewWindow: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION,
-                isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0)
+                isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0,
+                isMainFrameKnown: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION)
             switch delegate.decidePolicy(for: navigation) {
             case .allow: webkit_policy_decision_use(policyDecision)
             case .cancel: webkit_policy_decision_ignore(policyDecision)

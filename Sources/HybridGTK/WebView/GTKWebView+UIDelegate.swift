@@ -104,7 +104,8 @@ extension GTKWebView: UIDelegateHosting {
         connectSignal(
             UnsafeMutableRawPointer(resource), "failed", handler: unsafeBitCast(failed, to: GCallback.self),
             as: ResourceFailedCallback.self,
-            callback: { [weak self] (resource: UnsafeMutablePointer<WebKitWebResource>, message: String, cancelled: Bool) in
+            callback: {
+                [weak self] (resource: UnsafeMutablePointer<WebKitWebResource>, message: String, cancelled: Bool) in
                 self?.resourceFailed(resource, error: message, cancelled: cancelled)
             })
     }

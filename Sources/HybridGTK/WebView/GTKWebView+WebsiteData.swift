@@ -15,7 +15,8 @@ extension GTKWebView: WebsiteDataClearing {
         if let modifiedSince {
             // libsoup's cookie jar keeps no dates: WebKitGTK would log a warning and delete nothing.
             guard !types.contains(.cookies) else {
-                throw .unsupported("clearing cookies by date (WebKitGTK keeps no cookie dates); clear them with no date")
+                throw .unsupported(
+                    "clearing cookies by date (WebKitGTK keeps no cookie dates); clear them with no date")
             }
             let seconds = Date().timeIntervalSince(modifiedSince)
             guard seconds > 0 else { return }
