@@ -13,6 +13,8 @@ import Testing
         defer { rig.close() }
         let url = try WebURLBuilder.url(rig.server.origin + "/商品 列表/a b.html?q=鞋 子")
         try await rig.load(url)
+        // The title arrives a moment after the load finishes.
+        try await waitUntil(timeout: .seconds(10)) { rig.view.title != nil && rig.view.title != "" }
         #expect(rig.view.title == "found")
         #expect(
             try await rig.evaluate("location.pathname + location.search")
