@@ -23,12 +23,16 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // Engine-free logic: the port, the bridge, and the JS runtime it injects.
         .target(
             name: "HybridCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             resources: [.copy("Resources/js"), .copy("Resources/types")]
         ),
         // WebKitGTK's C API, through pkg-config.
@@ -113,7 +117,14 @@ let package = Package(
         // FoundationNetworking (libcurl on Linux) and apps with their own networking need not link it.
         .target(name: "HybridPackagesHTTP", dependencies: ["HybridPackages"]),
         // Serves active packages to the engine through a custom scheme, with a network fallback (engine-free).
-        .target(name: "HybridOffline", dependencies: ["HybridCore", "HybridPackages"]),
+        .target(
+            name: "HybridOffline",
+            dependencies: [
+                "HybridCore", "HybridPackages",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
         // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
         .target(
