@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 
 /// Applies a ``NavigationPolicyConfiguration`` to one web view: non-web schemes go to the host and are not
 /// loaded, new-window requests go where the configuration says, dialogs go to the host with a timeout and
@@ -16,6 +17,10 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
     private weak var engine: (any WebEngine)?
     private let hop: EngineExecutorHop
     private let logger = Logger(label: "hybrid.navigation")
+
+    private static func count(_ outcome: String) {
+        Counter(label: HybridMetrics.navigationPolicy, dimensions: [("outcome", outcome)]).increment()
+    }
 
     public init(
         engine: any WebEngine, configuration: NavigationPolicyConfiguration = NavigationPolicyConfiguration(),
@@ -40,10 +45,12 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
         switch configuration.schemes.disposition(of: url, isMainFrame: isMainFrame) {
         case .external(let kind):
             logger.debug("handing out external link", metadata: ["url": "\(url.absoluteString)", "kind": "\(kind)"])
+            Self.count("external")
             host?.openExternally(ExternalLink(url: url, kind: kind, isUserGesture: action.isUserGesture))
             return .cancel
         case .blocked(let reason):
             logger.notice("navigation blocked", metadata: ["url": "\(url.absoluteString)", "reason": "\(reason)"])
+            Self.count("blocked")
             host?.didBlockNavigation(to: url, reason: reason)
             return .cancel
         case .load:
@@ -59,6 +66,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
         let request = NewWindowRequest(
             url: action.request.url, isUserGesture: action.isUserGesture, openerURL: engine?.url)
         let choice = configuration.newWindow(request)
+        Self.count("new_window")
         logger.debug("new window", metadata: ["url": "\(request.url.absoluteString)", "choice": "\(choice)"])
         switch choice {
         case .sameView:
@@ -103,6 +111,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
             logger.notice(
                 "navigation stopped", metadata: ["url": "\(url.absoluteString.prefix(200))", "reason": "\(reason)"])
             engine?.stopLoading()
+            Self.count("blocked")
             host?.didBlockNavigation(to: url, reason: reason)
             return
         }
@@ -119,6 +128,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
 
     public func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
         let fallback = configuration.dialogDefaults.answer(for: dialog)
+        Self.count("dialog")
         guard let host else {
             reply.answer(fallback)
             return
@@ -129,6 +139,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
         let timer = Task { [hop] in
             do { try await Task.sleep(for: timeout) } catch { return }
             logger.notice("script dialog timed out; answering with the default", metadata: ["timeout": "\(timeout)"])
+            NavigationPolicyController.count("dialog_timeout")
             await hop.run { reply.answer(fallback) }
         }
         Task { [hop] in
@@ -154,6 +165,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
                 "url": "\(download.url.absoluteString)", "filename": "\(download.suggestedFilename ?? "-")",
                 "mime": "\(download.mimeType ?? "-")",
             ])
+        Self.count("download")
         host?.didRecognizeDownload(download)
     }
 
@@ -162,6 +174,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
         logger.warning(
             "sub-resource failed to load",
             metadata: ["url": "\(failure.url?.absoluteString ?? "-")", "error": "\(failure.error)"])
+        Self.count("subresource_failed")
         host?.didFailSubresourceLoad(failure)
     }
 }
