@@ -95,7 +95,7 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
         #expect(host.newContainers.first?.openerURL?.absoluteString == "https://app.example")
         #expect(host.external.map(\.url.absoluteString) == ["https://out.example/c", "tel:1"])
         #expect(host.external.map(\.kind) == [.web, .phone])
-        let loaded = await waitUntil(timeout: .seconds(5)) { !engine.loadedRequests.isEmpty }
+        let loaded = await waitUntil(timeout: .seconds(30)) { !engine.loadedRequests.isEmpty }
         #expect(loaded)
         #expect(engine.loadedRequests.map(\.url.absoluteString) == ["https://same.example/a"])
     }
@@ -150,7 +150,7 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
         let policy = NavigationPolicyController(engine: FakeEngine(), host: host)
         let reply = RecordingDialogReply()
         policy.runScriptDialog(ScriptDialog(kind: .prompt(defaultText: "x"), message: "name?"), reply: reply)
-        #expect(await waitUntil(timeout: .seconds(5)) { !reply.answers.isEmpty })
+        #expect(await waitUntil(timeout: .seconds(30)) { !reply.answers.isEmpty })
         #expect(reply.answers == [.text("Ada")])
         #expect(host.dialogs.map(\.message) == ["name?"])
     }
@@ -162,7 +162,7 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
         let policy = NavigationPolicyController(engine: FakeEngine(), configuration: configuration, host: host)
         let reply = RecordingDialogReply()
         policy.runScriptDialog(ScriptDialog(kind: .confirm, message: "sure?"), reply: reply)
-        #expect(await waitUntil(timeout: .seconds(5)) { !reply.answers.isEmpty })
+        #expect(await waitUntil(timeout: .seconds(30)) { !reply.answers.isEmpty })
         #expect(reply.answers == [.confirmed(true)])
     }
 
@@ -172,7 +172,7 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
         let policy = NavigationPolicyController(engine: FakeEngine(), host: host)
         let reply = RecordingDialogReply()
         policy.runScriptDialog(ScriptDialog(kind: .confirm, message: "?"), reply: reply)
-        #expect(await waitUntil(timeout: .seconds(5)) { !reply.answers.isEmpty })
+        #expect(await waitUntil(timeout: .seconds(30)) { !reply.answers.isEmpty })
         #expect(reply.answers == [.confirmed(false)])
 
         let alone = NavigationPolicyController(engine: FakeEngine())
