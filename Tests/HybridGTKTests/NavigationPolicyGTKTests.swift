@@ -1,7 +1,8 @@
 import Foundation
 import HybridCore
-import HybridGTK
 import Testing
+
+@testable import HybridGTK
 
 /// The navigation policy in real WebKitGTK: links, new windows, dialogs and downloads.
 @Suite(.serialized) struct NavigationPolicyGTKTests {
@@ -106,7 +107,10 @@ import Testing
         let view = rig.view
         let result = Task { @GTKActor in try? await view.evaluateJavaScript("confirm('left open')") }
         try await waitUntil(timeout: .seconds(10)) { rig.host.dialogs.withLock { $0.count } == 1 }
+        #expect(view.ui.openDialogs.count == 1)
         view.close()
+        // The view answered and released the dialog it held.
+        #expect(view.ui.openDialogs.isEmpty)
         // The evaluation ends (the page was answered and the view went away) instead of hanging.
         let ended = Task { @GTKActor in
             _ = await result.value; return true
