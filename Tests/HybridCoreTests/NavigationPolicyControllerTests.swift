@@ -119,6 +119,20 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
         #expect(next.started == 1)
     }
 
+    @Test func newWindowPostsAreNotTurnedIntoGets() async throws {
+        let engine = FakeEngine()
+        let host = RecordingPolicyHost()
+        let policy = NavigationPolicyController(engine: engine, host: host)
+        let url = try #require(URL(string: "https://shop.example/pay"))
+        let post = NavigationAction(
+            request: EngineRequest(url: url, method: "POST", body: Data("a=1".utf8)), kind: .formSubmitted,
+            opensNewWindow: true)
+        #expect(policy.decidePolicy(for: post) == .cancel)
+        #expect(host.blocked == [url])
+        await settle()
+        #expect(engine.loadedRequests.isEmpty)
+    }
+
     @Test func downloadsAreRecognisedAndReported() throws {
         let engine = FakeEngine()
         let host = RecordingPolicyHost()

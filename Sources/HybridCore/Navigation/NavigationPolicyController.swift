@@ -72,6 +72,15 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
         case .sameView:
             // `window.open()` with no URL opens about:blank for the opener to write into: nothing to load here.
             guard request.url.scheme?.lowercased() != "about" else { return }
+            // Loading it here would send a GET: a form posted to a new window would lose its method and body.
+            guard action.request.method.uppercased() == "GET" else {
+                let reason = "a \(action.request.method) to a new window cannot be re-sent in the same view"
+                logger.notice(
+                    "new window refused", metadata: ["url": "\(request.url.absoluteString)", "reason": "\(reason)"])
+                Self.count("blocked")
+                host?.didBlockNavigation(to: request.url, reason: reason)
+                return
+            }
             // Later, not inside the engine's decision callback: starting a load from there re-enters the engine.
             let engine = self.engine
             let logger = self.logger
