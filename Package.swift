@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
         .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
+        .library(name: "HybridContainer", targets: ["HybridContainer"]),
+        .library(name: "HybridContainerGTK", targets: ["HybridContainerGTK"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
         .library(name: "HybridConfig", targets: ["HybridConfig"]),
@@ -62,7 +64,7 @@ let package = Package(
         .target(
             name: "HybridTour",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages",
+                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -77,11 +79,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore"]),
+        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridContainer"]),
         .testTarget(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                "HybridContainer", "HybridContainerGTK",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
                 // Extra routes (redirects) on the loopback origin.
@@ -129,6 +132,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // One object per page: engine, bridge, packages and features wired together; pool; white-screen recovery.
+        // Engine-free: engines come from a WebEngineFactory.
+        .target(
+            name: "HybridContainer",
+            dependencies: [
+                "HybridCore", "HybridOffline", "HybridPackages", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The WebKitGTK factory for the container.
+        .target(name: "HybridContainerGTK", dependencies: ["HybridContainer", "HybridCore", "HybridGTK"]),
         .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
         // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
         .target(
