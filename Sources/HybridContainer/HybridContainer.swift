@@ -12,7 +12,7 @@ import Logging
 /// handlers go through weak proxies, the navigation delegate is weak, so dropping the container (or calling
 /// ``close()``) frees everything. A pooled view goes back to its pool, which resets it.
 ///
-/// Create, use and close it on the engine's executor (GTK's thread, the main thread).
+/// Create, use, close and release it on the engine's executor (GTK's thread, the main thread).
 public final class HybridContainer: @unchecked Sendable {
     // Every member is used on the engine's executor only, which serialises access.
     public let page: HybridPage
@@ -85,6 +85,7 @@ public final class HybridContainer: @unchecked Sendable {
         for feature in configuration.features {
             do { try feature.contribute(to: &assembly) } catch {
                 fetcher?.shutDown()
+                Self.release(handle)
                 throw ContainerError.feature(String(describing: type(of: feature)), error)
             }
         }
@@ -94,6 +95,7 @@ public final class HybridContainer: @unchecked Sendable {
             page = try HybridPage(engine: engine, modules: assembly.modules, configuration: configuration.bridge)
         } catch {
             fetcher?.shutDown()
+            Self.release(handle)
             throw ContainerError.bridge(error)
         }
         self.page = page
@@ -140,6 +142,15 @@ public final class HybridContainer: @unchecked Sendable {
         if counted { LiveObjects.containerCount.subtract(1, ordering: .relaxed) }
     }
 
+    /// A view the container will not use after all: back to its pool, or closed.
+    private static func release(_ handle: EngineHandle) {
+        if let pool = handle.pool {
+            pool.giveBack(handle)
+        } else {
+            handle.close()
+        }
+    }
+
     // MARK: Loading
 
     public func load(_ request: EngineRequest) throws(EngineError) {
@@ -184,18 +195,14 @@ public final class HybridContainer: @unchecked Sendable {
         sessions.removeAll()
         page.close()
         page.delegate = nil
-        recovery?.assumeIsolated { $0.setDelegate(nil) }
+        recovery?.assumeIsolated { $0.stop() }
         for host in configuration.messageHandlers { engine.removeScriptMessageHandler(name: host.name) }
         handle.clearSchemes()
         packageHandler = nil
         ownFetcher?.shutDown()
         ownFetcher = nil
         if configuration.userAgent != nil { engine.customUserAgent = nil }
-        if let pool = handle.pool {
-            pool.giveBack(handle)
-        } else {
-            handle.close()
-        }
+        Self.release(handle)
     }
 
     // MARK: Events

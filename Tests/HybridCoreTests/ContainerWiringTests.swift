@@ -119,4 +119,21 @@ import Testing
         #expect(data["reason"] as? String == "crashed")
         #expect(data["attempt"] as? Int == 1)
     }
+
+    @Test func closingStopsARecoveryThatWasDue() async throws {
+        let made = WeakEngines()
+        let container = try HybridContainer(
+            configuration: ContainerConfiguration(recovery: RecoveryPolicy()), factory: FakeFactory(made: made))
+        let engine = try #require(made.engines.first?.value)
+        try container.load(URL(string: "https://app.example/")!)
+        engine.loadLog.removeAll()
+        // The reload is due in a later turn; the page closes first (its view may go to another page).
+        engine.delegate?.webProcessDidTerminate(reason: .crashed)
+        let recovery = try #require(container.recovery)
+        container.close()
+        await settle()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(engine.loadLog.isEmpty)
+        #expect(await recovery.reloads == 0)
+    }
 }

@@ -28,7 +28,16 @@ public actor PageRecovery {
         self.machine = RecoveryMachine(policy: policy, isVisible: isVisible)
     }
 
+    private var stopped = false
+
     public var phase: RecoveryMachine.Phase { machine.phase }
+
+    /// Ends recovery for good (the page is closing): nothing scheduled will reload the view, which may be about
+    /// to show another page.
+    public func stop() {
+        stopped = true
+        delegate = nil
+    }
     /// The title the page had when its last load finished or was last found alive; an empty title later means a
     /// white screen.
     public var expectedPageTitle: String? { expectedTitle }
@@ -65,7 +74,7 @@ public actor PageRecovery {
     /// was found blank (recovery then starts), or nil when it looks alive.
     @discardableResult
     public func checkForBlankPage() async -> String? {
-        guard case .healthy = machine.phase, let engine else { return nil }
+        guard !stopped, case .healthy = machine.phase, let engine else { return nil }
         var report: BlankPageProbe.Report?
         let policy = machine.policy
         if policy.probesBody {
@@ -96,6 +105,7 @@ public actor PageRecovery {
     // MARK: Actions
 
     private func apply(_ action: RecoveryMachine.Action) {
+        guard !stopped else { return }
         switch action {
         case .none: break
         case .reload(let attempt, let delay):
@@ -117,7 +127,7 @@ public actor PageRecovery {
     }
 
     private func attempt(_ attempt: Int) {
-        guard let engine, machine.beginAttempt(attempt) else { return }
+        guard !stopped, let engine, machine.beginAttempt(attempt) else { return }
         reloads += 1
         let current = engine.url
         if let url = current, url.isFileURL {
