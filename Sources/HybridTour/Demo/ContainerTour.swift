@@ -139,6 +139,8 @@ enum ContainerTour {
         try first.load(blank)
         guard try await TourWait.until({ firstEvents.finishes > 0 }) else { throw Failure.timedOut("first page") }
         // What a fresh view shows after its first load: the pool's blank page may stand before it in history.
+        // (A document's count lags behind the engine's list for a moment after load: read it once the bridge is up.)
+        _ = await TourWait.until { (try? await first.engine.evaluateJavaScript("hybrid.isReady")) == "true" }
         let freshLength = try await first.engine.evaluateJavaScript("history.length") ?? "?"
         _ = try await first.engine.evaluateJavaScript(
             "sessionStorage.setItem('left', 'behind'); window.leftBehind = 1; history.pushState({}, '', '#2'); true")
@@ -151,15 +153,16 @@ enum ContainerTour {
         defer { second.close() }
         try second.load(blank)
         guard try await TourWait.until({ secondEvents.finishes > 0 }) else { throw Failure.timedOut("second page") }
+        _ = await TourWait.until { (try? await second.engine.evaluateJavaScript("hybrid.isReady")) == "true" }
         let state = try await second.engine.evaluateJavaScript(
-            "JSON.stringify([sessionStorage.getItem('left'), typeof window.leftBehind, history.length])")
+            "[sessionStorage.getItem('left'), typeof window.leftBehind, history.length]")
         let clean = second.isPooled && state == #"[null,"undefined",\#(freshLength)]"#
         return [
             TourLine(
                 name: "web-view pool", passed: clean,
                 detail: clean
                     ? "a warm view was handed out and showed no sessionStorage, globals or history of its previous page"
-                    : "pooled: \(second.isPooled), state: \(state ?? "none")")
+                    : "pooled: \(second.isPooled), state: \(state ?? "none"), a fresh view: \(freshLength)")
         ]
     }
 
