@@ -6,32 +6,8 @@ import HybridGTK
 import HybridTour
 import Testing
 
-/// Collects what pages post to a host handler, and recovery reports the container hands its delegate.
-final class PagePosts: ScriptMessageHandler, PageRecoveryDelegate, NavigationDelegate, @unchecked Sendable {
-    // Touched on GTK's thread only.
-    private(set) var posts: [String] = []
-    private(set) var reports: [RecoveryReport] = []
-    private(set) var gaveUp: [Int] = []
-    private(set) var commits = 0
-    private(set) var finishes = 0
-    var onCommit: (() -> Void)?
-
-    func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
-        if case .string(let text) = message.body { posts.append(text) }
-    }
-    func pageRecovered(_ report: RecoveryReport) { reports.append(report) }
-    func pageRecoveryGaveUp(attempts: Int, trigger: RecoveryTrigger) { gaveUp.append(attempts) }
-    func didCommitNavigation(to url: URL?) {
-        commits += 1
-        onCommit?()
-    }
-    func didFinishNavigation(to url: URL?) { finishes += 1 }
-
-    /// The reports pages received through `hybrid.on('recovered')`.
-    func pageReports() throws -> [[String: JSONValue]] {
-        try posts.map { try JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
-    }
-}
+/// The tests listen to pages the way the demo does.
+typealias PagePosts = PageEvents
 
 enum ContainerTestError: Error { case noPages }
 

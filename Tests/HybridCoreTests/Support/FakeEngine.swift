@@ -12,6 +12,8 @@ final class FakeEngine: WebEngine {
     var currentURL: URL? = URL(string: "https://app.example")
     weak var delegate: (any NavigationDelegate)?
 
+    var loadedRequests: [EngineRequest] = []
+    var stops = 0
     /// Loads the core asked for, in order: "load <url>", "html <base>", "file <url>", "reload", "stop".
     var loadLog: [String] = []
     var currentTitle: String?
@@ -19,7 +21,10 @@ final class FakeEngine: WebEngine {
     var evaluationResult: (@MainActor (String) throws(EngineError) -> String?)?
 
     nonisolated func load(_ request: EngineRequest) throws(EngineError) {
-        MainActor.assumeIsolated { loadLog.append("load \(request.url.absoluteString)") }
+        MainActor.assumeIsolated {
+            loadedRequests.append(request)
+            loadLog.append("load \(request.url.absoluteString)")
+        }
     }
     nonisolated func loadHTML(_ html: String, baseURL: URL?) {
         MainActor.assumeIsolated { loadLog.append("html \(baseURL?.absoluteString ?? "nil")") }
@@ -28,7 +33,12 @@ final class FakeEngine: WebEngine {
         MainActor.assumeIsolated { loadLog.append("file \(fileURL.absoluteString)") }
     }
     nonisolated func reload() { MainActor.assumeIsolated { loadLog.append("reload") } }
-    nonisolated func stopLoading() { MainActor.assumeIsolated { loadLog.append("stop") } }
+    nonisolated func stopLoading() {
+        MainActor.assumeIsolated {
+            stops += 1
+            loadLog.append("stop")
+        }
+    }
     nonisolated var url: URL? { MainActor.assumeIsolated { currentURL } }
     nonisolated var title: String? { MainActor.assumeIsolated { currentTitle } }
     nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {

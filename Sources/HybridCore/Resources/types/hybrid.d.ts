@@ -58,6 +58,8 @@ export interface Hybrid {
    */
   on(event: 'ready', listener: (modules: HybridModuleCatalog) => void): () => void;
   on(event: 'error', listener: (error: HybridError) => void): () => void;
+  /** The page came back from the back/forward cache (its scripts did not run again); the bridge works again. */
+  on(event: 'restore', listener: (info: { persisted: true }) => void): () => void;
   /** Sent by HybridContainer when the page was reloaded after a white screen, so it can restore its state. */
   on(event: 'recovered', listener: (report: HybridRecoveryReport) => void): () => void;
   on<T = unknown>(event: string, listener: (data: T) => void): () => void;
