@@ -3,7 +3,7 @@ import HybridCookies
 import HybridCore
 
 /// Conversions between the jar's cookies and the engine store's, and what counts as "the same cookie" across
-/// them (the engine keeps whole seconds and reports an unset SameSite as Lax).
+/// them (the engine keeps whole seconds, and reports an unset SameSite as None).
 extension EngineCookie {
     init(_ cookie: Cookie) {
         let sameSite: EngineCookie.SameSite? =
@@ -25,12 +25,14 @@ extension EngineCookie {
     func jarCookie(now: Date) -> Cookie {
         let lowered = domain.lowercased()
         let hostOnly = !lowered.hasPrefix(".")
+        // libsoup (WebKitGTK) reports a cookie set without SameSite as None, so None here cannot be told from
+        // "unspecified": the jar takes the stricter reading (Lax by default). A jar cookie that really is None is
+        // not overwritten, because it compares equal (`isEquivalent`).
         let sameSite: CookieSameSite =
             switch self.sameSite {
             case .some(.strict): .strict
             case .some(.lax): .lax
-            case .some(.none): .none
-            case nil: .unspecified
+            case .some(.none), nil: .unspecified
             }
         return Cookie(
             name: name, value: value, domain: hostOnly ? lowered : String(lowered.dropFirst()),
@@ -48,8 +50,9 @@ extension EngineCookie {
         case (let a?, let b?): guard abs(a.timeIntervalSince(b)) < 1.5 else { return false }
         default: return false
         }
-        // libsoup stores "no SameSite" as Lax, which is also how the jar enforces an unspecified one.
-        return (sameSite ?? .lax) == (other.sameSite ?? .lax)
+        // libsoup stores "no SameSite" as None. (Spelled out: a bare `.none` after `??` would be Optional's nil.)
+        let unset = EngineCookie.SameSite.none
+        return (sameSite ?? unset) == (other.sameSite ?? unset)
     }
 }
 

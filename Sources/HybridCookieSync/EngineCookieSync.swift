@@ -23,8 +23,8 @@ public final class EngineCookieSync: Sendable {
     private let work: AsyncStream<Work>.Continuation
     private let worker: Task<Void, Never>
     private let observation = Mutex<CookieObservation?>(nil)
-    private let pullQueued: PullFlag
-    private let isStopped = Atomic<Bool>(false)
+    private let pullQueued: SyncFlag
+    private let stopped: SyncFlag
 
     enum Work: Sendable {
         case start(CheckedContinuation<Void, Never>)
@@ -39,11 +39,21 @@ public final class EngineCookieSync: Sendable {
         self.store = store
         let (stream, continuation) = AsyncStream.makeStream(of: Work.self)
         work = continuation
-        let pullQueued = PullFlag()
+        let pullQueued = SyncFlag()
         self.pullQueued = pullQueued
+        let stopped = SyncFlag()
+        self.stopped = stopped
         let state = Worker(jar: jar, store: store, pullQueued: pullQueued)
         worker = Task {
-            for await item in stream { await state.handle(item) }
+            for await item in stream {
+                // Work queued before `stop()` is dropped: a stopped sync must not touch the engine any more.
+                guard !stopped.isRaised else {
+                    if case .start(let done) = item { done.resume() }
+                    if case .barrier(let done) = item { done.resume() }
+                    continue
+                }
+                await state.handle(item)
+            }
         }
     }
 
@@ -52,8 +62,9 @@ public final class EngineCookieSync: Sendable {
     }
 
     /// Writes the jar into the engine and starts following both sides. Returns once the engine holds the jar's
-    /// cookies, so a page loaded next sends them.
-    public func start() async {
+    /// cookies, so a page loaded next sends them. Call it on the engine's executor, like every call into the port
+    /// (it registers the store's change observer there).
+    public func start(isolation: isolated (any Actor)? = #isolation) async {
         let continuation = work
         let pullQueued = self.pullQueued
         observation.withLock { current in
@@ -77,9 +88,9 @@ public final class EngineCookieSync: Sendable {
         }
     }
 
-    /// Stops following both sides; cookies already copied stay where they are.
+    /// Stops following both sides; cookies already copied stay where they are, changes not yet applied are dropped.
     public func stop() {
-        guard !isStopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard stopped.raise() else { return }
         observation.withLock { $0 = nil }
         work.finish()
     }
@@ -89,13 +100,13 @@ public final class EngineCookieSync: Sendable {
 private actor Worker {
     let jar: CookieJar
     let store: any EngineCookieStore
-    let pullQueued: PullFlag
+    let pullQueued: SyncFlag
     /// What the engine holds, as far as this sync knows.
     var mirror: [EngineCookieKey: EngineCookie] = [:]
     var started = false
     let logger = Logger(label: "hybrid.cookies.engine-sync")
 
-    init(jar: CookieJar, store: any EngineCookieStore, pullQueued: PullFlag) {
+    init(jar: CookieJar, store: any EngineCookieStore, pullQueued: SyncFlag) {
         self.jar = jar
         self.store = store
         self.pullQueued = pullQueued
@@ -180,8 +191,10 @@ private actor Worker {
         for cookie in current {
             seen.insert(cookie.key)
             if let known = mirror[cookie.key], known.isEquivalent(to: cookie) { continue }
-            mirror[cookie.key] = cookie
             let jarCookie = cookie.jarCookie(now: now)
+            // Remembered as the jar will hold it, so the jar's resulting change compares equal and is not written
+            // back, even for an attribute the engine spells differently (the loop stops here, whatever the engine).
+            mirror[cookie.key] = EngineCookie(jarCookie)
             if jarCookie.isExpired(at: now) {
                 jar.deleteCookie(
                     name: jarCookie.name, domain: jarCookie.domain, path: jarCookie.path, hostOnly: jarCookie.hostOnly)
@@ -198,12 +211,15 @@ private actor Worker {
     }
 }
 
-/// Whether a read of the engine's store is already queued.
-final class PullFlag: Sendable {
-    private let queued = Atomic<Bool>(false)
+/// A flag shared between the sync and its worker (whether a read of the engine's store is queued; whether the
+/// sync was stopped).
+final class SyncFlag: Sendable {
+    private let value = Atomic<Bool>(false)
 
-    /// Raises the flag; true when it was down (so the caller queues the read).
-    func raise() -> Bool { !queued.exchange(true, ordering: .acquiringAndReleasing) }
+    /// Raises the flag; true when it was down (so the caller acts once).
+    func raise() -> Bool { !value.exchange(true, ordering: .acquiringAndReleasing) }
 
-    func lower() { queued.store(false, ordering: .releasing) }
+    func lower() { value.store(false, ordering: .releasing) }
+
+    var isRaised: Bool { value.load(ordering: .acquiring) }
 }

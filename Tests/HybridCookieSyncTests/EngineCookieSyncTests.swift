@@ -68,4 +68,29 @@ import Testing
         #expect(store.all.map(\.name) == ["other"])
         sync.stop()
     }
+
+    @Test func theEnginesNoneForAnUnsetSameSiteNeitherChangesTheJarNorEchoes() async throws {
+        let jar = CookieJar()
+        jar.setCookie("plain=1; Path=/", for: .http(url))
+        let store = FakeCookieStore(unsetSameSiteIsNone: true)
+        let sync = EngineCookieSync(jar: jar, store: store)
+        await sync.start()
+        let writes = store.writes
+        // libsoup reads a cookie set without SameSite back as None.
+        store.engineSets(EngineCookie(name: "plain", value: "1", domain: "shop.example.com", path: "/", sameSite: .none))
+        await sync.settle()
+        try await Task.sleep(for: .milliseconds(50))
+        await sync.settle()
+        #expect(jar.allCookies().first?.sameSite == .unspecified)
+        #expect(store.writes == writes)
+        // A page's cookie that arrives as None is taken as unspecified: Lax by default in the jar.
+        store.engineSets(EngineCookie(name: "fromEngine", value: "1", domain: "shop.example.com", sameSite: .none))
+        #expect(await eventually { jar.allCookies().contains { $0.name == "fromEngine" && $0.sameSite == .unspecified } })
+        // A jar change round-trips through the engine's spelling once, not forever.
+        jar.setCookie("later=1; Path=/", for: .http(url))
+        try await Task.sleep(for: .milliseconds(100))
+        await sync.settle()
+        #expect(store.writes == writes + 1)
+        sync.stop()
+    }
 }

@@ -8,6 +8,12 @@ final class FakeCookieStore: EngineCookieStore {
     private let cookies = Mutex<[EngineCookie]>([])
     private let observers = Mutex<[@Sendable () -> Void]>([])
     private let writeCount = Mutex(0)
+    /// Stores a cookie without SameSite as None, as libsoup does.
+    let unsetSameSiteIsNone: Bool
+
+    init(unsetSameSiteIsNone: Bool = false) {
+        self.unsetSameSiteIsNone = unsetSameSiteIsNone
+    }
 
     var writes: Int { writeCount.withLock { $0 } }
     var all: [EngineCookie] { cookies.withLock { $0 } }
@@ -29,7 +35,9 @@ final class FakeCookieStore: EngineCookieStore {
     }
 
     /// A change the engine makes itself (a response it handled, a page script).
-    func engineSets(_ cookie: EngineCookie) {
+    func engineSets(_ given: EngineCookie) {
+        var cookie = given
+        if unsetSameSiteIsNone, cookie.sameSite == nil { cookie.sameSite = EngineCookie.SameSite.none }
         cookies.withLock { list in
             list.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
             list.append(cookie)

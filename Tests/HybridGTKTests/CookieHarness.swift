@@ -26,9 +26,10 @@ final class CookieHarness {
         let site = root.appendingPathComponent("package-site")
         try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
         try Data("<!doctype html><title>package</title>".utf8).write(to: site.appendingPathComponent("index.html"))
+        let packages = root.appendingPathComponent("packages-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: packages, withIntermediateDirectories: true)
         let store = try installTestPackage(
-            site: site, id: "com.example.cookies", serves: [sites.a.origin + "/"],
-            in: root.appendingPathComponent("packages-\(UUID().uuidString)"))
+            site: site, id: "com.example.cookies", serves: [sites.a.origin + "/"], in: packages)
         let route = try OfflineRoute(scheme: "hybrid", prefixes: [sites.a.origin + "/", sites.b.origin + "/"])
         let mapping = OfflineURLMapping(route: route)
         handler = JarCookieHandler(jar: jar) { mapping.packageURL(for: $0) }
