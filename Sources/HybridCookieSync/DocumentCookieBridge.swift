@@ -72,7 +72,8 @@ public final class DocumentCookieBridge: Sendable {
         let scheme = scheme
         return BridgeModule(
             Self.moduleName,
-            access: BridgeAccess(origins: .matching { $0.lowercased().hasPrefix(scheme + "://") }, allowsSubframes: true),
+            access: BridgeAccess(
+                origins: .matching { $0.lowercased().hasPrefix(scheme + "://") }, allowsSubframes: true),
             execution: .background
         ) { module in
             module.method("read", timeout: pollTimeout + .seconds(30)) { (args: ReadArguments, call) async throws in

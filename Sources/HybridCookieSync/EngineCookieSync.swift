@@ -67,10 +67,12 @@ public final class EngineCookieSync: Sendable {
     public func start(isolation: isolated (any Actor)? = #isolation) async {
         let continuation = work
         let pullQueued = self.pullQueued
-        observation.withLock { current in
-            guard current == nil else { return }
+        let isFirstStart = observation.withLock { current -> Bool in
+            guard current == nil, !stopped.isRaised else { return false }
             current = jar.addObserver { change in continuation.yield(.jar(change)) }
+            return true
         }
+        guard isFirstStart else { return await settle() }
         // The store keeps its observers for its own lifetime: the closure holds only the stream, which yields
         // nothing once this sync is stopped or gone.
         store.observeChanges {

@@ -102,7 +102,8 @@ public final class HTTPCookieStorageSync: Sendable {
         guard apply else { return }
         // Outside the lock: the storage may post its change notification synchronously.
         if removed {
-            for stored in storage.storage.cookies ?? [] where EngineCookie(Cookie(httpCookie: stored)).key == engineCookie.key {
+            for stored in storage.storage.cookies ?? []
+            where EngineCookie(Cookie(httpCookie: stored)).key == engineCookie.key {
                 storage.storage.deleteCookie(stored)
             }
         } else if let httpCookie = cookie.httpCookie {

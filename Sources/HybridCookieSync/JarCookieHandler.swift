@@ -21,7 +21,8 @@ public final class JarCookieHandler: HTTPCookieHandling {
     }
 
     public func cookieHeader(for url: URL, firstParty: URL?, method: String, includeHTTPOnly: Bool) -> String? {
-        jar.cookieHeader(for: request(url, firstParty: firstParty, method: method, api: includeHTTPOnly ? .http : .nonHTTP))
+        jar.cookieHeader(
+            for: request(url, firstParty: firstParty, method: method, api: includeHTTPOnly ? .http : .nonHTTP))
     }
 
     public func storeSetCookies(_ values: [String], from url: URL, firstParty: URL?) {

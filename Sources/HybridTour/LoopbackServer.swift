@@ -20,7 +20,8 @@ public final class LoopbackServer: Sendable {
 
     /// Serves the files under `root`, with extra routes added by `configure`.
     public static func start(
-        serving root: URL, host: String = "127.0.0.1", configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+        serving root: URL, host: String = "127.0.0.1",
+        configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> LoopbackServer {
         let router = Router()
         router.middlewares.add(FileMiddleware(root.path, searchForIndexHtml: true))

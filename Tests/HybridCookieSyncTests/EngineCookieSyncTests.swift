@@ -5,7 +5,11 @@ import HybridCore
 import Testing
 
 @Suite struct EngineCookieSyncTests {
-    let url = URL(string: "https://shop.example.com/app/")!
+    let url: URL
+
+    init() throws {
+        url = try #require(URL(string: "https://shop.example.com/app/"))
+    }
 
     @Test func startWritesTheJarIncludingHttpOnlyAndFollowsJarChanges() async throws {
         let jar = CookieJar()
@@ -52,7 +56,9 @@ import Testing
         let sync = EngineCookieSync(jar: jar, store: store)
         await sync.start()
         store.engineSets(
-            EngineCookie(name: "old", value: "1", domain: "shop.example.com", path: "/app", expires: Date(timeIntervalSinceNow: -10)))
+            EngineCookie(
+                name: "old", value: "1", domain: "shop.example.com", path: "/app",
+                expires: Date(timeIntervalSinceNow: -10)))
         #expect(await eventually { jar.count == 0 })
         sync.stop()
     }
@@ -77,7 +83,8 @@ import Testing
         await sync.start()
         let writes = store.writes
         // libsoup reads a cookie set without SameSite back as None.
-        store.engineSets(EngineCookie(name: "plain", value: "1", domain: "shop.example.com", path: "/", sameSite: .none))
+        store.engineSets(
+            EngineCookie(name: "plain", value: "1", domain: "shop.example.com", path: "/", sameSite: .none))
         await sync.settle()
         try await Task.sleep(for: .milliseconds(50))
         await sync.settle()
@@ -85,7 +92,8 @@ import Testing
         #expect(store.writes == writes)
         // A page's cookie that arrives as None is taken as unspecified: Lax by default in the jar.
         store.engineSets(EngineCookie(name: "fromEngine", value: "1", domain: "shop.example.com", sameSite: .none))
-        #expect(await eventually { jar.allCookies().contains { $0.name == "fromEngine" && $0.sameSite == .unspecified } })
+        #expect(
+            await eventually { jar.allCookies().contains { $0.name == "fromEngine" && $0.sameSite == .unspecified } })
         // A jar change round-trips through the engine's spelling once, not forever.
         jar.setCookie("later=1; Path=/", for: .http(url))
         try await Task.sleep(for: .milliseconds(100))

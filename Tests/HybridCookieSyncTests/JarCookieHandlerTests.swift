@@ -14,7 +14,8 @@ import Testing
             ["sid=1; HttpOnly; Path=/; Expires=Wed, 09 Jun 2100 10:18:14 GMT", "pref=x; Path=/"], from: login,
             firstParty: nil)
         let page = try #require(URL(string: "https://a.example.com/app"))
-        #expect(handler.cookieHeader(for: page, firstParty: nil, method: "GET", includeHTTPOnly: true) == "sid=1; pref=x")
+        #expect(
+            handler.cookieHeader(for: page, firstParty: nil, method: "GET", includeHTTPOnly: true) == "sid=1; pref=x")
         #expect(handler.cookieHeader(for: page, firstParty: nil, method: "GET", includeHTTPOnly: false) == "pref=x")
     }
 

@@ -83,7 +83,9 @@ final class CookieHarness {
             "window.__r = undefined; fetch(\(quoted), {credentials: 'include'}).then(r => r.text())"
                 + ".then(t => { window.__r = t; }, e => { window.__r = 'ERR ' + e; }); true")
         let view = self.view
-        try await waitUntil(timeout: .seconds(30)) { try await view.evaluateJavaScript("window.__r !== undefined") == "true" }
+        try await waitUntil(timeout: .seconds(30)) {
+            try await view.evaluateJavaScript("window.__r !== undefined") == "true"
+        }
         let json = try await js("window.__r") ?? "\"\""
         return try JSONDecoder().decode(String.self, from: Data(json.utf8))
     }

@@ -76,7 +76,8 @@ struct CookieSites {
     static func redirectURL(_ server: LoopbackServer, to target: URL, _ cookies: String...) -> URL {
         var components = URLComponents(string: server.origin + "/redirect")
         components?.queryItems =
-            [URLQueryItem(name: "to", value: target.absoluteString)] + cookies.map { URLQueryItem(name: "c", value: $0) }
+            [URLQueryItem(name: "to", value: target.absoluteString)]
+            + cookies.map { URLQueryItem(name: "c", value: $0) }
         return components?.url ?? URL(fileURLWithPath: "/")
     }
 }

@@ -97,7 +97,9 @@ public enum CookiesBenchmark {
                 HTTPCookie.requestHeaderFields(with: storage.cookies(for: url) ?? [])["Cookie"] != nil
             }
             jarTotal = (jarTotal.count + fromJar.count, jarTotal.elapsed + fromJar.elapsed)
-            foundationTotal = (foundationTotal.count + fromFoundation.count, foundationTotal.elapsed + fromFoundation.elapsed)
+            foundationTotal = (
+                foundationTotal.count + fromFoundation.count, foundationTotal.elapsed + fromFoundation.elapsed
+            )
         }
         return [
             BenchFigure(
