@@ -12,11 +12,15 @@ final class FakeEngine: WebEngine {
     var currentURL: URL? = URL(string: "https://app.example")
     weak var delegate: (any NavigationDelegate)?
 
-    nonisolated func load(_ request: EngineRequest) throws(EngineError) {}
+    var loadedRequests: [EngineRequest] = []
+    nonisolated func load(_ request: EngineRequest) throws(EngineError) {
+        MainActor.assumeIsolated { loadedRequests.append(request) }
+    }
     nonisolated func loadHTML(_ html: String, baseURL: URL?) {}
     nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {}
     nonisolated func reload() {}
-    nonisolated func stopLoading() {}
+    var stops = 0
+    nonisolated func stopLoading() { MainActor.assumeIsolated { stops += 1 } }
     nonisolated var url: URL? { MainActor.assumeIsolated { currentURL } }
     nonisolated var title: String? { nil }
     nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {

@@ -58,6 +58,8 @@ export interface Hybrid {
    */
   on(event: 'ready', listener: (modules: HybridModuleCatalog) => void): () => void;
   on(event: 'error', listener: (error: HybridError) => void): () => void;
+  /** The page came back from the back/forward cache (its scripts did not run again); the bridge works again. */
+  on(event: 'restore', listener: (info: { persisted: true }) => void): () => void;
   on<T = unknown>(event: string, listener: (data: T) => void): () => void;
   /** Removes one listener, or every listener of the event when none is given. */
   off(event: string, listener?: (data: any) => void): void;
