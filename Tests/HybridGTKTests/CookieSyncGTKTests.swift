@@ -5,9 +5,9 @@ import HybridCore
 import HybridGTK
 import Testing
 
-/// The cookie tests in WebKitGTK run one at a time: every web view of the process shares one engine cookie store,
-/// and each test's jar is synced with it.
-@Suite(.serialized) enum CookieGTKTests {}
+/// The cookie tests in WebKitGTK run one at a time, and never while another test wipes the engine's cookies: every
+/// web view of the process shares one engine cookie store, and each test's jar is synced with it.
+@Suite(.serialized, .engineCookieStoreExclusive) enum CookieGTKTests {}
 
 /// The jar synced with real WebKitGTK, for pages the engine loads itself over http (127.0.0.1 and 127.0.0.2),
 /// and with native requests (the fetcher behind the package handler).
