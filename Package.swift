@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
         .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
+        .library(name: "HybridContainer", targets: ["HybridContainer"]),
+        .library(name: "HybridContainerGTK", targets: ["HybridContainerGTK"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
         .library(name: "HybridConfig", targets: ["HybridConfig"]),
@@ -63,7 +65,8 @@ let package = Package(
         .target(
             name: "HybridTour",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridCookies",
+                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
+                "HybridCookies",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -78,11 +81,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore"]),
+        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridContainer"]),
         .testTarget(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                "HybridContainer", "HybridContainerGTK",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
                 // The jar synced with the engine, the scheme handler's fetches and document.cookie.
@@ -141,6 +145,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // One object per page: engine, bridge, packages and features wired together; pool; white-screen recovery.
+        // Engine-free: engines come from a WebEngineFactory.
+        .target(
+            name: "HybridContainer",
+            dependencies: [
+                "HybridCore", "HybridOffline", "HybridPackages", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The WebKitGTK factory for the container.
+        .target(name: "HybridContainerGTK", dependencies: ["HybridContainer", "HybridCore", "HybridGTK"]),
         .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
         // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
         .target(

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns what people type or servers send (`https://例え.jp/商品 一覧?q=鞋 子`) into a URL the engine loads
 /// as meant: path, query and fragment percent-encoded as UTF-8, sequences already encoded kept as they are
-/// (never `%25`-encoded twice), international host names converted to Punycode (seed 000: URLs with
+/// (never `%25`-encoded twice), international host names converted to Punycode by Foundation (seed 000: URLs with
 /// Chinese characters or spaces fail to load unless encoded first).
 public enum WebURLBuilder {
     public static func url(_ text: String) throws(WebURLError) -> URL {
@@ -94,28 +94,14 @@ public enum WebURLBuilder {
         return userInfo + (try asciiHost(host, in: original)) + port
     }
 
-    /// IDNA in its common form: case- and compatibility-folded (NFKC), then each non-ASCII label in Punycode.
+    /// IDNA (UTS 46 mapping, then Punycode per label) is Foundation's: `URL` converts international host names.
     private static func asciiHost(_ host: Substring, in original: String) throws(WebURLError) -> String {
         let decoded = host.removingPercentEncoding ?? String(host)
-        if decoded.allSatisfy(\.isASCII) {
-            guard !decoded.contains(where: { " <>\"{}|\\^`%".contains($0) }) else { throw .badHost(original) }
-            return decoded.lowercased()
-        }
-        let folded = decoded.precomposedStringWithCompatibilityMapping.lowercased()
-        // Full stops of other scripts separate labels too (UTS 46).
-        let labels = folded.split(separator: /[.。．｡]/, omittingEmptySubsequences: false)
-        var ascii: [String] = []
-        for label in labels {
-            if label.allSatisfy(\.isASCII) {
-                ascii.append(String(label))
-                continue
-            }
-            guard !label.contains(where: { $0.isWhitespace || "<>\"{}|\\^`%/?#@:".contains($0) }),
-                let encoded = Punycode.encode(String(label))
-            else { throw .badHost(original) }
-            ascii.append("xn--" + encoded)
-        }
-        return ascii.joined(separator: ".")
+        if decoded.isEmpty { return "" }  // file:///path
+        guard !decoded.contains(where: { $0.isWhitespace || " <>\"{}|\\^`%/?#@:".contains($0) }),
+            let ascii = URL(string: "http://\(decoded)/")?.host, ascii.allSatisfy(\.isASCII)
+        else { throw .badHost(original) }
+        return ascii.lowercased()
     }
 }
 

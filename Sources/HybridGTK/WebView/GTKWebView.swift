@@ -48,6 +48,7 @@ public final class GTKWebView: WebEngine {
     private var schemeTasks: [ObjectIdentifier: GTKSchemeTask] = [:]
     private weak var delegate: (any NavigationDelegate)?
     private var closed = false
+    var isClosed: Bool { closed }
     var viewSignals: [gulong] = []
     let ui = GTKUIState()
     private lazy var cookies = GTKCookieStore(
