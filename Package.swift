@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
         .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
+        .library(name: "HybridInterception", targets: ["HybridInterception"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
@@ -55,9 +56,10 @@ let package = Package(
         .target(
             name: "HybridTour",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages",
+                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridInterception",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Pages")]
         ),
@@ -73,7 +75,7 @@ let package = Package(
         .testTarget(
             name: "HybridGTKTests",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages", "HybridInterception",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
                 // Extra routes (redirects) on the loopback origin.
@@ -115,6 +117,14 @@ let package = Package(
         // Serves active packages to the engine through a custom scheme, with a network fallback (engine-free).
         .target(name: "HybridOffline", dependencies: ["HybridCore", "HybridPackages"]),
         .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
+        // Request hooks (XHR, fetch, beacons, forms), the body store and the scheme handler that re-attaches
+        // bodies or hands requests to native networking (engine-free).
+        .target(
+            name: "HybridInterception",
+            dependencies: ["HybridCore", "HybridOffline"],
+            resources: [.copy("Resources/js")]
+        ),
+        .testTarget(name: "HybridInterceptionTests", dependencies: ["HybridInterception", "HybridCore"]),
         // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
         .target(
             name: "HybridUpdateServer",
