@@ -72,6 +72,14 @@ public enum BodiesConformance {
             return Row(kind: kind, name: name, api: api, strategy: side.rawValue, passed: true, note: "n/a: \(why)")
         }
         if let error = hooked["harnessError"] ?? hooked["labError"] { problems.append("harness: \(error)") }
+        // Synchronous XHR may fail instead of working, with an error that says why (the issue allows both).
+        if name == "sync", case .string(let thrown)? = hooked["thrown"], thrown.hasPrefix("InvalidAccessError"),
+            thrown.contains("synchronous")
+        {
+            return Row(
+                kind: kind, name: name, api: api, strategy: side.rawValue, passed: true,
+                note: "fails with a clear error: \(thrown)")
+        }
         let baselineWorked = baseline["thrown"] == nil && baseline["harnessError"] == nil
         if kind == "body" {
             judgeBody(hooked: hooked, baseline: baseline, baselineWorked: baselineWorked, &problems, &notes)
@@ -114,7 +122,9 @@ public enum BodiesConformance {
                 problems.append("Content-Type \(show(echo["contentType"])) is not multipart with a boundary")
             }
         } else {
-            if echo["contentType"] != engineEcho["contentType"] {
+            if echo["contentType"] == .string(urlSessionDefaultType), isAbsent(engineEcho["contentType"]) {
+                notes.append(urlSessionNote)
+            } else if echo["contentType"] != engineEcho["contentType"] {
                 problems.append("Content-Type \(show(echo["contentType"])) vs engine \(show(engineEcho["contentType"]))")
             }
             if echo["sha256"] != engineEcho["sha256"] { problems.append("bytes differ from the engine's") }
@@ -127,8 +137,12 @@ public enum BodiesConformance {
         for field in ["thrown", "response", "redirected"] where hooked[field] != baseline[field] {
             problems.append("\(field) \(show(hooked[field])) vs engine \(show(baseline[field]))")
         }
+        if hooked["echo"]?["contentType"] == .string(urlSessionDefaultType), isAbsent(baseline["echo"]?["contentType"]) {
+            notes.append(urlSessionNote)
+        }
         for field in ["method", "sha256", "length", "contentType", "query"]
-        where hooked["echo"]?[field] != baseline["echo"]?[field] {
+        where hooked["echo"]?[field] != baseline["echo"]?[field]
+            && !(field == "contentType" && hooked["echo"]?[field] == .string(urlSessionDefaultType)) {
             problems.append("echo.\(field) \(show(hooked["echo"]?[field])) vs engine \(show(baseline["echo"]?[field]))")
         }
         // The page's own origin differs (hybrid:// vs http://): compare what follows it.
@@ -136,6 +150,15 @@ public enum BodiesConformance {
             problems.append("\(field) \(show(hooked[field])) vs engine \(show(baseline[field]))")
         }
     }
+
+    /// swift-corelibs-foundation's URLSession gives every POST without a Content-Type this one, after the hooks
+    /// (in the package handler's network fallback and in URLSession-based proxies). Reported, not hidden.
+    static let urlSessionDefaultType = "application/x-www-form-urlencoded"
+    static let urlSessionNote =
+        "server saw Content-Type application/x-www-form-urlencoded where the page sent none: URLSession on Linux "
+        + "adds it to POSTs without one, downstream of the hooks"
+
+    static func isAbsent(_ value: JSONValue?) -> Bool { value == nil || value == .null }
 
     static func path(_ value: JSONValue?) -> String? {
         guard case .string(let text)? = value, let url = URL(string: text) else { return nil }

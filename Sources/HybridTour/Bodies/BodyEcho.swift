@@ -75,7 +75,9 @@ public enum BodyEcho {
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
         if let echoHeaderName { headers[echoHeaderName] = "yes" }
-        let data = try JSONEncoder().encode(report)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(report)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

@@ -63,7 +63,11 @@
     } catch (e) {
       return; // another origin's realm: its own document-start injection hooks it
     }
-    const pageURL = href === 'about:blank' || href === 'about:srcdoc' ? parentPageURL || href : href;
+    // Script-made frames (about:blank, srcdoc) share their creator's origin and base URL: hook them as that page.
+    let pageURL = href;
+    if (href === 'about:blank' || href === 'about:srcdoc') {
+      pageURL = parentPageURL || (win.document && win.document.baseURI) || href;
+    }
     let page;
     try {
       page = new URL(pageURL);
@@ -155,9 +159,32 @@
         const html = tagOf(body) === '[object HTMLDocument]';
         return { blob: new win.Blob([text]), type: html ? 'text/html;charset=UTF-8' : 'application/xml;charset=UTF-8' };
       }
+      if (kind === 'formdata') return multipart(body);
       if (kind === 'other') body = String(body);
       const request = new win.Request(pageURL, { method: 'POST', body });
       return { blob: await request.blob(), type: request.headers.get('Content-Type') };
+    }
+
+    // multipart/form-data as the engine writes it (WebKit cannot hand back a FormData body holding files as a
+    // Blob): parts reference the Files, so nothing is copied until the upload reads a chunk.
+    function multipart(form) {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+      const random = new Uint8Array(16);
+      win.crypto.getRandomValues(random);
+      const boundary = '----WebKitFormBoundary' + Array.from(random, (b) => alphabet[b % alphabet.length]).join('');
+      const quote = (text) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+      const parts = [];
+      for (const [name, value] of form) {
+        let head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(name) + '"';
+        if (typeof value === 'string') {
+          parts.push(head + '\r\n\r\n', value, '\r\n');
+        } else {
+          head += '; filename="' + quote(value.name) + '"\r\nContent-Type: ' + (value.type || 'application/octet-stream');
+          parts.push(head + '\r\n\r\n', value, '\r\n');
+        }
+      }
+      parts.push('--' + boundary + '--\r\n');
+      return { blob: new win.Blob(parts), type: 'multipart/form-data; boundary=' + boundary };
     }
 
     function progress(target, type, loaded, total) {
@@ -215,6 +242,7 @@
       const plan = planFor(url);
       const st = { method: String(method).toUpperCase(), url: String(url), async, headers: [], plan, phase: 'opened' };
       const previous = xhrState.get(this);
+      if (previous) clearTimeout(previous.timer);
       st.guarded = previous ? previous.guarded : false;
       xhrState.set(this, st);
       if (!st.guarded) {
@@ -227,6 +255,19 @@
             current.swallowLoadstart = false;
             event.stopImmediatePropagation();
           }
+        }, true);
+        for (const target of [this, this.upload]) {
+          target.addEventListener('abort', (event) => {
+            const current = xhrState.get(this);
+            if (current && current.renameAbort) {
+              event.stopImmediatePropagation();
+              progress(target, 'timeout', event.loaded, event.total);
+            }
+          }, true);
+        }
+        this.addEventListener('loadend', () => {
+          const current = xhrState.get(this);
+          if (current) clearTimeout(current.timer);
         }, true);
       }
       if (plan && plan.mode === 'proxy') {
@@ -265,6 +306,8 @@
       return all.split('\r\n').filter((line) => !INTERNAL.test(line)).join('\r\n');
     };
 
+    // Every hooked XHR with a body uploads it first, even bodies the engine would carry intact: the engine fires
+    // no upload progress for requests to a custom scheme, and the upload is what gives the page those events.
     xhrProto.send = function (body) {
       const st = xhrState.get(this);
       if (!st || !st.plan || st.phase !== 'opened' || this.readyState !== 1) return orig.send.apply(this, arguments);
@@ -273,33 +316,28 @@
         body = null;
         kind = 'none';
       }
-      const store = needsStore(kind, body);
-      if (st.plan.mode === 'store' && !store) {
-        st.phase = 'sent';
-        return orig.send.apply(this, arguments);
-      }
+      st.started = Date.now();
       const authorType = st.headers.find((h) => h[0].toLowerCase() === 'content-type');
-      if (st.plan.mode === 'proxy' && !store) {
-        // Small, engine-safe bodies ride on the proxy request itself; its Content-Type is computed the way the
-        // engine computes it, synchronously (sync XHR keeps working).
+      if (kind === 'none' || !st.async) {
+        if (needsStore(kind, body)) {
+          throw new win.DOMException(
+            'HybridKit: a synchronous XMLHttpRequest cannot send a ' + kind + ' body to an intercepted page; ' +
+            'make the request asynchronous', 'InvalidAccessError');
+        }
+        st.phase = 'sent';
+        if (st.plan.mode === 'store') return orig.send.apply(this, arguments);
+        // Engine-safe bodies ride on the proxy request itself, so synchronous requests keep working.
         const type = authorType ? authorType[1] : defaultTypeSync(body, kind);
-        sendProxied(this, st, kind === 'none' ? null : body, null, type);
-        return undefined;
-      }
-      if (!st.async) {
-        throw new win.DOMException(
-          'HybridKit: a synchronous XMLHttpRequest cannot send a ' + kind + ' body to an intercepted page; ' +
-          'make the request asynchronous', 'InvalidAccessError');
+        return sendProxied(this, st, kind === 'none' ? null : body, null, type);
       }
       st.phase = 'uploading';
       st.controller = new win.AbortController();
-      st.started = Date.now();
-      st.swallowLoadstart = true;
       const xhr = this;
       // send() fires these before it returns, so an abort() right after it sees them first, as in the engine.
-      let total = kind === 'blob' ? body.size : 0;
+      let total = kind === 'blob' ? body.size : kind === 'buffer' || kind === 'view' ? body.byteLength : 0;
       progress(xhr, 'loadstart', 0, 0);
       progress(xhr.upload, 'loadstart', 0, total);
+      st.swallowLoadstart = true;
       (async () => {
         try {
           const { blob, type } = await serialize(body, kind);
@@ -313,27 +351,25 @@
           progress(xhr.upload, 'load', total, total);
           progress(xhr.upload, 'loadend', total, total);
           st.phase = 'sent';
-          clearTimeout(st.timer);
           if (st.plan.mode === 'proxy') return sendProxied(xhr, st, null, id, sentType);
           orig.setRequestHeader.call(xhr, BODY_HEADER, id);
           if (!authorType && sentType) orig.setRequestHeader.call(xhr, 'Content-Type', sentType);
-          if (xhr.timeout > 0) xhr.timeout = Math.max(1, xhr.timeout - (Date.now() - st.started));
           orig.send.call(xhr, null);
         } catch (error) {
           if (st.phase !== 'uploading') return;
           st.phase = 'failed';
+          clearTimeout(st.timer);
           discard(st.bodyID);
           if (error instanceof HookError) win.console.error('HybridKit: ' + error.message);
-          st.error = String(error && error.message || error);
-          finishEarly(xhr, st, 'error', total);
+          finishEarly(xhr, 'error', total, 4);
         }
       })();
       return undefined;
     };
 
     // The events the engine fires when a request ends before its response (abort, error, timeout), for a
-    // request still in its upload phase: readyState is DONE for the events, UNSENT after.
-    function finishEarly(xhr, st, type, total) {
+    // request still in its upload phase. readyState is DONE for the events, `after` once they are out.
+    function finishEarly(xhr, type, total, after) {
       let readyState = 4;
       override(xhr, 'readyState', () => readyState);
       xhr.dispatchEvent(new win.Event('readystatechange'));
@@ -341,16 +377,17 @@
       progress(xhr.upload, 'loadend', 0, total);
       progress(xhr, type, 0, 0);
       progress(xhr, 'loadend', 0, 0);
-      readyState = 0;
+      readyState = after;
     }
 
     xhrProto.abort = function () {
       const st = xhrState.get(this);
       if (st && st.phase === 'uploading') {
         st.phase = 'aborted';
+        clearTimeout(st.timer);
         st.controller.abort();
         discard(st.bodyID);
-        finishEarly(this, st, 'abort', 0);
+        finishEarly(this, 'abort', 0, 0);
         return undefined;
       }
       return orig.abort.apply(this, arguments);
@@ -378,7 +415,8 @@
       return orig.send.call(xhr, inlineBody);
     }
 
-    // XHR timeouts run from send(); the part spent uploading is taken off the engine's own timer.
+    // Timeouts of hooked requests are kept here: they must cover the upload, and WebKit does not time out
+    // requests to a custom scheme at all. The timer runs from send(), as the spec says.
     const timeoutDescriptor = Object.getOwnPropertyDescriptor(xhrProto, 'timeout');
     if (timeoutDescriptor && timeoutDescriptor.set) {
       Object.defineProperty(xhrProto, 'timeout', {
@@ -388,30 +426,39 @@
         set(value) {
           timeoutDescriptor.set.call(this, value);
           const st = xhrState.get(this);
-          if (!st || st.phase !== 'uploading') return;
-          clearTimeout(st.timer);
-          const left = Number(value) - (Date.now() - st.started);
-          if (Number(value) > 0) st.timer = setTimeout(() => timeOut(this, st), Math.max(0, left));
+          if (st && (st.phase === 'uploading' || st.phase === 'sent')) startTimer(this, st);
         },
       });
     }
 
-    function timeOut(xhr, st) {
-      if (st.phase !== 'uploading') return;
-      st.phase = 'timedout';
-      st.controller.abort();
-      discard(st.bodyID);
-      finishEarly(xhr, st, 'timeout', 0);
+    function startTimer(xhr, st) {
+      clearTimeout(st.timer);
+      const timeout = xhr.timeout;
+      if (!st.plan || !st.async || !(timeout > 0)) return;
+      st.timer = setTimeout(() => timeOut(xhr, st), Math.max(0, timeout - (Date.now() - st.started)));
     }
 
-    // A timeout set before send() starts counting at send().
+    function timeOut(xhr, st) {
+      if (st.phase === 'uploading') {
+        st.phase = 'timedout';
+        st.controller.abort();
+        discard(st.bodyID);
+        finishEarly(xhr, 'timeout', 0, 4);
+      } else if (st.phase === 'sent' && xhr.readyState !== 4) {
+        // The engine's abort() fires the right sequence; its abort events are renamed timeout on the way.
+        st.phase = 'timedout';
+        st.renameAbort = true;
+        orig.abort.call(xhr);
+        st.renameAbort = false;
+        override(xhr, 'readyState', () => 4);
+      }
+    }
+
     const sendWithTimer = xhrProto.send;
     xhrProto.send = function () {
       const result = sendWithTimer.apply(this, arguments);
       const st = xhrState.get(this);
-      if (st && st.phase === 'uploading' && this.timeout > 0) {
-        st.timer = setTimeout(() => timeOut(this, st), this.timeout);
-      }
+      if (st && (st.phase === 'uploading' || st.phase === 'sent')) startTimer(this, st);
       return result;
     };
 
@@ -429,8 +476,9 @@
 
     async function fetchHooked(input, init, plan, body, kind) {
       let request;
-      if (kind === 'stream' || kind === 'blob') {
-        // The engine neither streams uploads nor keeps Blob bodies on this path: keep the body aside.
+      const aside = kind === 'stream' || kind === 'blob' || (kind === 'formdata' && formHasFiles(body));
+      if (aside) {
+        // The engine neither streams uploads nor reads back Blob or file-holding FormData bodies: keep it aside.
         const rest = Object.assign({}, init);
         delete rest.body;
         delete rest.duplex;
@@ -442,7 +490,7 @@
       let blob = null;
       let type = request.headers.get('Content-Type');
       if (method !== 'GET' && method !== 'HEAD') {
-        if (kind === 'stream' || kind === 'blob') {
+        if (aside) {
           const serialized = await serialize(body, kind);
           blob = serialized.blob;
           if (!type) type = serialized.type;
