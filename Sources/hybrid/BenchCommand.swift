@@ -97,15 +97,20 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var output: Output
         @OptionGroup var global: GlobalOptions
         @Option(help: "Timed POSTs per side and size.") var posts = 5
+        @Option(parsing: .upToNextOption, help: "Body sizes in MB.") var megabytes = [1, 20]
 
         func validate() throws {
             guard posts > 0 else { throw ValidationError("posts must be positive") }
+            guard !megabytes.isEmpty, megabytes.allSatisfy({ $0 > 0 && $0 <= 60 }) else {
+                throw ValidationError("sizes must be between 1 and 60 MB (the body store's limit is 64 MB)")
+            }
         }
 
         func run() async throws {
             global.bootstrapLogging()
             var options = BodiesBenchmark.Options()
             options.posts = posts
+            options.sizes = megabytes.map { $0 << 20 }
             options.proxy = BodiesBenchProxy.make()
             options.proxyName = BodiesBenchProxy.name
             output.print(try await BodiesBenchmark.run(options))

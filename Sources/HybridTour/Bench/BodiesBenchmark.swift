@@ -1,6 +1,7 @@
 import Foundation
 import HybridCore
 import HybridGTK
+import HybridInterception
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -37,7 +38,8 @@ public enum BodiesBenchmark {
 
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
-        let lab = try await BodiesLab(proxy: options.proxy)
+        // Default chunks (1 MB), not the small ones the conformance suite uses to exercise chunking.
+        let lab = try await BodiesLab(proxy: options.proxy, config: InterceptionConfig())
         defer { lab.close() }
         let base64 = Base64Poster(port: lab.server.port)
         lab.view.addScriptMessageHandler(base64, name: "benchBase64", replies: true)
@@ -97,7 +99,9 @@ public enum BodiesBenchmark {
         ProcessMemory.resetPeak()
         let text = try await lab.run(script, timeout: .seconds(600))
         let peak = ProcessMemory.peakBytes() ?? 0
-        guard let milliseconds = Double(text) else { throw BenchError.pageFailed(text) }
+        guard let milliseconds = Double(text) else {
+            throw BenchError.pageFailed("\(url)\(base64 ? " (base64 message)" : ""), \(size) bytes: \(text)")
+        }
         return Sample(milliseconds: milliseconds, peakExtraBytes: max(0, peak - before))
     }
 }
