@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
         .library(name: "HybridInterception", targets: ["HybridInterception"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
+        .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
+        .library(name: "HybridConfig", targets: ["HybridConfig"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
     ],
     dependencies: [
@@ -24,12 +26,17 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // Engine-free logic: the port, the bridge, and the JS runtime it injects.
         .target(
             name: "HybridCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             resources: [.copy("Resources/js"), .copy("Resources/types")]
         ),
         // WebKitGTK's C API, through pkg-config.
@@ -67,6 +74,7 @@ let package = Package(
             name: "hybrid",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridPackages", "HybridUpdateServer", "HybridCookies",
+                "HybridConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -115,7 +123,14 @@ let package = Package(
         // FoundationNetworking (libcurl on Linux) and apps with their own networking need not link it.
         .target(name: "HybridPackagesHTTP", dependencies: ["HybridPackages"]),
         // Serves active packages to the engine through a custom scheme, with a network fallback (engine-free).
-        .target(name: "HybridOffline", dependencies: ["HybridCore", "HybridPackages"]),
+        .target(
+            name: "HybridOffline",
+            dependencies: [
+                "HybridCore", "HybridPackages",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
         .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
         // Request hooks (XHR, fetch, beacons, forms), the body store and the scheme handler that re-attaches
         // bodies or hands requests to native networking (engine-free).
@@ -137,6 +152,37 @@ let package = Package(
         .testTarget(
             name: "HybridUpdateServerTests",
             dependencies: ["HybridUpdateServer", "HybridPackagesHTTP", "HybridPackages"]
+        ),
+        // The native proxy behind the request hooks' "full proxy" strategy: AsyncHTTPClient, because it keeps
+        // response headers as sent (repeated Set-Cookie lines, reason phrase), streams with backpressure and lets
+        // the proxy follow redirects itself; URLSession on Linux merges header lines and hides the reason phrase.
+        .target(
+            name: "HybridNetwork",
+            dependencies: [
+                "HybridCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .testTarget(
+            name: "HybridNetworkTests",
+            dependencies: [
+                "HybridNetwork", "HybridCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        // Signed remote configuration (degrade list, hook switches, bridge permissions, scripts): engine-free,
+        // signed with the package keys (see docs/remote-config.md).
+        .target(
+            name: "HybridConfig",
+            dependencies: ["HybridPackages", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .testTarget(
+            name: "HybridConfigTests",
+            dependencies: [
+                // `hybrid config sign` is tested by running the built executable.
+                "HybridConfig", "HybridPackages", "hybrid",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

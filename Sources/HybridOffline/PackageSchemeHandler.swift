@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HybridCore
 import HybridPackages
+import Logging
 import Synchronization
 
 /// Serves the active packages of a ``PackageStore`` under a custom scheme, and everything else from the network.
@@ -28,6 +29,8 @@ public final class PackageSchemeHandler: SchemeHandler {
     private let chunkSize: Int
     private let readQueue = DispatchQueue(label: "hybrid.offline.read", qos: .userInitiated, attributes: .concurrent)
     private let degraded = Mutex<[URLPrefix]>([])
+    private let metrics = PackageRequestMetrics()
+    private let logger = Logger(label: "hybrid.packages")
     // Keyed by task identity. Written on the engine's executor only, so a hop that finds its transfer here
     // knows `stop(_:)` has not been called for it.
     private let transfers = Mutex<[ObjectIdentifier: Transfer]>([:])
@@ -106,6 +109,7 @@ public final class PackageSchemeHandler: SchemeHandler {
 
     public func start(_ task: any SchemeTask) {
         guard let url = mapping.packageURL(for: task.request.url) else {
+            metrics.count(.refused)
             task.fail(
                 .forbidden("\(task.request.url.absoluteString) is not a '\(mapping.route.scheme)' URL with a host"))
             return
@@ -114,7 +118,14 @@ public final class PackageSchemeHandler: SchemeHandler {
         let redirects = mainDocumentRedirects(task.request)
         let method = task.request.method.uppercased()
         // Packages hold static files: other methods (form posts, APIs) are the server's business.
-        guard method == "GET" || method == "HEAD", !isDegraded(url) else {
+        guard method == "GET" || method == "HEAD" else {
+            metrics.count(.miss)
+            fetch(url, for: task, mainDocumentAfter: redirects)
+            return
+        }
+        guard !isDegraded(url) else {
+            metrics.count(.degraded)
+            logger.debug("degraded prefix: loading from the network", metadata: ["url": "\(url.absoluteString)"])
             fetch(url, for: task, mainDocumentAfter: redirects)
             return
         }
@@ -122,13 +133,18 @@ public final class PackageSchemeHandler: SchemeHandler {
         do {
             resolved = try resolver.resolve(url.absoluteString)
         } catch {
+            metrics.count(.refused)
+            logger.warning("refused package path", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
             task.fail(.forbidden(error.description))
             return
         }
         guard let resolved else {
+            metrics.count(.miss)
+            logger.debug("package miss: loading from the network", metadata: ["url": "\(url.absoluteString)"])
             fetch(url, for: task, mainDocumentAfter: redirects)
             return
         }
+        metrics.count(.hit)
         serve(resolved, to: task, headOnly: method == "HEAD")
     }
 
@@ -208,6 +224,7 @@ public final class PackageSchemeHandler: SchemeHandler {
         // Only origins the route names: anything else would let pages use the app as an open proxy
         // (loopback and private hosts included) without CORS.
         guard mapping.isRouted(url) else {
+            metrics.count(.refused)
             task.fail(
                 .forbidden(
                     "\(url.absoluteString) is not under an origin of the offline route; add its prefix to "
@@ -297,6 +314,10 @@ public final class PackageSchemeHandler: SchemeHandler {
             return
         }
         if target.scheme?.lowercased() == mapping.route.scheme { note(target, redirects: redirects + 1) }
+        metrics.count(.redirected)
+        logger.debug(
+            "main document redirected",
+            metadata: ["from": "\(task.request.url.absoluteString)", "to": "\(target.absoluteString)"])
         navigate(target)
         task.fail(.failed("\(task.request.url.absoluteString) redirected to \(target.absoluteString)"))
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridCore
 import HybridTour
 
 struct DemoCommand: AsyncParsableCommand {
@@ -22,6 +23,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
+        // With --verbose the tour ends with the counters and timers the library reported on its way.
+        let metrics = global.verbose ? MetricsSummary.installed() : nil
         let report = try await BridgeTour.run(screenshot: screenshot != nil, timeout: .seconds(timeout)) { line in
             print("\(line.passed ? "PASS" : "FAIL")  \(line.name) — \(line.detail)")
         }
@@ -31,6 +34,10 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let failed = report.lines.filter { !$0.passed }.count
         if !report.finished { print("FAIL  the tour page did not finish within \(timeout) s") }
+        if let metrics {
+            print("telemetry (swift-metrics):")
+            for line in metrics.lines() { print("  \(line)") }
+        }
         print("\(report.lines.count - failed) passed, \(failed) failed")
         if !report.passed { throw ExitCode(1) }
     }

@@ -12,7 +12,7 @@ struct HybridCommand: AsyncParsableCommand {
             """,
         subcommands: [
             DemoCommand.self, BenchCommand.self, KeygenCommand.self, PackCommand.self, VerifyCommand.self,
-            DiffCommand.self, ServeCommand.self, CookiesCommand.self,
+            DiffCommand.self, ServeCommand.self, CookiesCommand.self, ConfigCommand.self,
         ])
 }
 

@@ -3,7 +3,9 @@ import Testing
 
 @testable import HybridCookies
 
-@Suite("Lookup speed")
+/// A jar at benchmark scale answers every lookup correctly. Its speed is `hybrid bench cookies`'s business:
+/// timed assertions in tests only measure how busy the machine is.
+@Suite("Jar at scale")
 struct PerformanceTests {
     @Test func tenThousandCookiesOverAThousandDomains() {
         let (jar, _) = makeCookieJar { $0.maxCookies = 20_000 }
@@ -17,14 +19,9 @@ struct PerformanceTests {
         let requests = (0..<1000).map {
             CookieRequest.http(testURL("https://www.example\($0).com/page"))
         }
-        let lookups = 20_000
-        let elapsed = ContinuousClock().measure {
-            for index in 0..<lookups {
-                _ = jar.cookieHeader(for: requests[index % 1000])
-            }
+        for (domain, request) in requests.enumerated() {
+            let header = jar.cookieHeader(for: request) ?? ""
+            #expect(header.split(separator: ";").count == 10, "example\(domain).com: \(header)")
         }
-        let perLookup = elapsed / lookups
-        print("cookieHeader lookup: \(perLookup) per call")
-        #expect(perLookup < .microseconds(200))  // debug build on a shared machine; release is ~10× faster
     }
 }

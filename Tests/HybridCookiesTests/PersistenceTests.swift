@@ -93,7 +93,7 @@ struct PersistenceTests {
         #expect(error.localizedDescription.contains("previous file is intact"))
     }
 
-    @Test func loadIsFast() throws {
+    @Test func manyCookiesSurviveAReopen() throws {
         let directory = try makeCookieTestDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = FileCookieJarStore(fileURL: directory.appendingPathComponent("cookies.json"))
@@ -104,11 +104,7 @@ struct PersistenceTests {
             )
         }
         try jar.flush()
-        let elapsed = try ContinuousClock().measure {
-            let reopened = try CookieJar.open(store: store, corruptDataPolicy: .fail)
-            #expect(reopened.count == 3000)
-        }
-        print("loading 3000 cookies took \(elapsed)")
-        #expect(elapsed < .seconds(2))  // debug build, shared machine; release is far faster
+        let reopened = try CookieJar.open(store: store, corruptDataPolicy: .fail)
+        #expect(reopened.count == 3000)
     }
 }

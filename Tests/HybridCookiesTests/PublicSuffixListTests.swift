@@ -58,14 +58,4 @@ struct PublicSuffixListTests {
         #expect(list.registrableDomain(of: "a.keep.wild.test") == "keep.wild.test")
         #expect(list.publicSuffix(of: "x.test") == "test")
     }
-
-    @Test func lookupIsFast() {
-        let clock = ContinuousClock()
-        let elapsed = clock.measure {
-            for _ in 0..<10_000 { _ = psl.registrableDomain(of: "a.b.c.example.co.uk") }
-        }
-        // Generous bound for a debug build on a shared machine (tests run in parallel): < 50 µs per
-        // lookup. The release figure is printed by the benchmark, not asserted here.
-        #expect(elapsed < .milliseconds(500))
-    }
 }

@@ -34,6 +34,7 @@ public actor BridgeEngine {
     private var jsCalls: [Int: CheckedContinuation<String, any Error>] = [:]
     private var nextJSCallID = 1
     private var statistics = BridgeStatistics()
+    private var metrics = BridgeCallMetrics()
 
     private struct PendingCallKey: Hashable {
         let token: String
@@ -43,6 +44,13 @@ public actor BridgeEngine {
     private struct PendingCall {
         let task: Task<Void, Never>
         let reply: (any ScriptMessageReply)?
+    }
+
+    /// What telemetry needs to know about a call when it is answered.
+    private struct CallOrigin: Sendable {
+        /// A module the host registered, or `-`: never a name the page made up.
+        let module: String
+        let started: ContinuousClock.Instant
     }
 
     /// Attaches a bridge to `engine`: registers its message handlers and injects the runtime at document
@@ -159,6 +167,7 @@ public actor BridgeEngine {
 
     private func refuse(_ failure: InboundMessageError, reply: (any ScriptMessageReply)?) {
         statistics.refused += 1
+        metrics.refused(failure.error.code)
         logger.debug("refused page message", metadata: ["error": "\(failure.error)"])
         let message =
             if let id = failure.id, let token = failure.token {
@@ -193,6 +202,7 @@ public actor BridgeEngine {
 
     private func call(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
         let key = PendingCallKey(token: inbound.token, id: inbound.id)
+        let started = ContinuousClock.now
         let target: (module: BridgeModule, name: String, method: BridgeMethod)
         do {
             target = try modules.resolve(
@@ -202,34 +212,39 @@ public actor BridgeEngine {
             }
             guard calls[key] == nil else { throw BridgeError.badMessage("call id \(inbound.id) is already pending") }
         } catch {
-            finish(key, frame: inbound.frame, reply: reply, outcome: .failure(error))
+            finish(
+                key, frame: inbound.frame, reply: reply, outcome: .failure(error),
+                origin: CallOrigin(module: "-", started: started))
             return
         }
         statistics.calls += 1
+        let origin = CallOrigin(module: target.module.name, started: started)
         let context = CallContext(
             module: target.module.name, method: target.name, origin: sender.origin, originVerified: sender.verified,
             isMainFrame: sender.isMainFrame, page: page, bridge: self)
         let payload = Substring(inbound.payload).utf8
         switch (target.method.body, target.module.execution) {
         case (.sync(let body), .engineThread):
-            finish(key, frame: inbound.frame, reply: reply, outcome: Result { try body(payload, context) })
+            finish(
+                key, frame: inbound.frame, reply: reply, outcome: Result { try body(payload, context) },
+                origin: origin)
         case (.sync(let body), .background):
-            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout) { @concurrent in
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) { @concurrent in
                 try body(payload, context)
             }
         case (.async(let body), .engineThread):
-            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout) { [self] in
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) { [self] in
                 try await self.runHere(body, payload, context)
             }
         case (.async(let body), .background):
-            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout) { @concurrent in
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) { @concurrent in
                 try await body(payload, context)
             }
         case (.forward, _):
             // resolve() follows forwards to the end; reaching one here is a registry bug.
             finish(
                 key, frame: inbound.frame, reply: reply,
-                outcome: .failure(BridgeError.internalError("unresolved forward")))
+                outcome: .failure(BridgeError.internalError("unresolved forward")), origin: origin)
         }
     }
 
@@ -243,12 +258,12 @@ public actor BridgeEngine {
 
     private func start(
         _ key: PendingCallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?, timeout: Duration?,
-        _ work: @escaping @Sendable () async throws -> String
+        origin: CallOrigin, _ work: @escaping @Sendable () async throws -> String
     ) {
         let limit = timeout ?? configuration.limits.callTimeout
         let task = Task { [weak self] in
             let outcome = await Self.run(work, timeout: limit)
-            await self?.finish(key, frame: frame, reply: reply, outcome: outcome, fromTask: true)
+            await self?.finish(key, frame: frame, reply: reply, outcome: outcome, origin: origin, fromTask: true)
         }
         calls[key] = PendingCall(task: task, reply: reply)
     }
@@ -281,7 +296,7 @@ public actor BridgeEngine {
 
     private func finish(
         _ key: PendingCallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?,
-        outcome: Result<String, any Error>, fromTask: Bool = false
+        outcome: Result<String, any Error>, origin: CallOrigin, fromTask: Bool = false
     ) {
         if fromTask {
             // A call already failed by navigation or close must not answer again.
@@ -291,10 +306,13 @@ public actor BridgeEngine {
         switch outcome {
         case .success(let json):
             statistics.succeeded += 1
+            metrics.answered(module: origin.module, outcome: "ok", started: origin.started)
             message = OutboundMessage.result(token: key.token, id: key.id, json: json)
         case .failure(let error):
             statistics.failed += 1
-            message = OutboundMessage.failure(token: key.token, id: key.id, error: pageError(for: error))
+            let error = pageError(for: error)
+            metrics.answered(module: origin.module, outcome: error.code.rawValue, started: origin.started)
+            message = OutboundMessage.failure(token: key.token, id: key.id, error: error)
         }
         deliver(message, reply: reply, frame: frame)
     }

@@ -1,0 +1,20 @@
+/// The metrics HybridKit reports through swift-metrics. Bootstrap `MetricsSystem` in the host app (Prometheus,
+/// StatsD, OpenTelemetry…) to collect them; without a bootstrap they cost next to nothing.
+///
+/// Dimension values are bounded sets chosen by native code (module names the host registered, error codes,
+/// fixed outcome words), never strings a page controls: a hostile page must not be able to blow up a metrics
+/// backend's cardinality.
+public enum HybridMetrics {
+    /// Counter. Bridge calls answered; dimensions `module` (`-` when the call named no registered module) and
+    /// `outcome` (`ok` or a ``BridgeError/Code`` raw value such as `denied`).
+    public static let bridgeCalls = "hybrid_bridge_calls"
+    /// Timer. From a call's arrival to its answer; dimension `module`.
+    public static let bridgeCallDuration = "hybrid_bridge_call_duration"
+    /// Counter. Page messages refused before they reached a module (malformed, unverified frame…);
+    /// dimension `code`.
+    public static let bridgeRefused = "hybrid_bridge_refused"
+    /// Counter. Requests the package scheme handler answered; dimension `outcome`: `hit` (served from a
+    /// package), `miss` (fetched from the network: no package has it, or a method other than GET/HEAD), `degraded` (a package serves it but its prefix is degraded),
+    /// `refused` (not routed, or escaping the package), `redirected` (a main document moved to its final URL).
+    public static let packageRequests = "hybrid_package_requests"
+}

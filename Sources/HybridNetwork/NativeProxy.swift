@@ -1,0 +1,55 @@
+import AsyncHTTPClient
+import Foundation
+import HybridCore
+
+/// Native networking for pages (the "full proxy" strategy of the request hooks): performs each request with
+/// AsyncHTTPClient under a ``ProxyPolicy``, follows redirects itself hop by hop with browser rules, keeps cookies in
+/// the app's cookie handler (never in the client) and streams the response back as it arrives.
+///
+/// Note: the proxy answers the page whatever the target's CORS headers say; the policy's allowed hosts are what
+/// limits which servers a page can read through it.
+public struct NativeProxy: RequestProxying {
+    public let policy: ProxyPolicy
+    private let cookies: (any HTTPCookieHandling)?
+    private let resolver: any HostResolving
+    private let client: HTTPClient
+
+    /// - Parameters:
+    ///   - cookies: the cookie jar's seam; nil sends no cookies and drops every Set-Cookie.
+    ///   - resolver: how host names are resolved for the address check (the system resolver by default).
+    public init(
+        policy: ProxyPolicy, cookies: (any HTTPCookieHandling)? = nil,
+        resolver: any HostResolving = GetAddrInfoResolver()
+    ) {
+        self.policy = policy
+        self.cookies = cookies
+        self.resolver = resolver
+        client = ProxyHTTPClient.shared
+    }
+
+    public func perform(
+        _ request: ProxiedRequest, events: @escaping @Sendable (ProxyEvent) -> Void
+    ) -> any ProxyCancelling {
+        let sink = ProxyEventSink(events)
+        let exchange = ProxyExchange(
+            request: request, policy: policy, cookies: cookies, resolver: resolver, client: client)
+        let timeout = policy.timeout
+        let host = request.url.host(percentEncoded: false) ?? request.url.absoluteString
+        let task = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await exchange.run(sink) }
+                group.addTask {
+                    do { try await Task.sleep(for: timeout) } catch { return }
+                    sink.send(
+                        .failed(
+                            .network(
+                                "no complete answer from \(host) within \(timeout.components.seconds) s (the proxy's timeout)"
+                            )))
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        return ProxyRequestHandle(sink: sink, task: task)
+    }
+}
