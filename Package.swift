@@ -74,6 +74,7 @@ let package = Package(
             name: "hybrid",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridPackages", "HybridUpdateServer", "HybridCookies",
+                "HybridNetwork",
                 "HybridConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -84,6 +85,7 @@ let package = Package(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages", "HybridInterception",
+                "HybridNetwork",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
                 // Extra routes (redirects) on the loopback origin.

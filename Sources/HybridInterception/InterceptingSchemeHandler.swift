@@ -186,25 +186,38 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         // In the table before the proxy starts: a proxy may report synchronously, and hops check the table.
         let flight = ProxyFlight()
         proxied.withLock { $0[key] = flight }
+        // Hops may run out of order (one Task each): events queue in the order the proxy reported them and every
+        // hop delivers all that are queued, so the task sees head, data and end in order.
         flight.cancelling = proxy.perform(outgoing) { [weak self] event in
+            flight.pending.withLock { $0.append(event) }
             hop { [weak self] in
-                guard let self, self.proxied.withLock({ $0[key] != nil }) else { return }
-                switch event {
-                case .response(let head):
-                    headSent.value = true
-                    task.respond(Self.schemeResponse(for: head, pageURL: backToPage(head.url)))
-                case .data(let data):
-                    task.send(data)
-                case .finished:
-                    self.proxied.withLock { $0[key] = nil }
-                    task.finish()
-                case .failed(let error):
-                    self.proxied.withLock { $0[key] = nil }
-                    if error == .cancelled || headSent.value { return task.fail(.failed(error.description)) }
-                    // Before the head: a readable refusal the hook turns into the page's network error.
-                    self.reply(task, 502, error.description, headers: ["X-Hybrid-Proxy-Error": "1"])
+                guard let self else { return }
+                for event in flight.pending.withLock({ queued in defer { queued.removeAll() }; return queued }) {
+                    guard self.proxied.withLock({ $0[key] === flight }) else { return }
+                    self.deliver(event, to: task, key: key, headSent: headSent, pageURL: backToPage)
                 }
             }
+        }
+    }
+
+    private func deliver(
+        _ event: ProxyEvent, to task: any SchemeTask, key: ObjectIdentifier, headSent: ExecutorFlag,
+        pageURL: @Sendable (URL) -> String
+    ) {
+        switch event {
+        case .response(let head):
+            headSent.value = true
+            task.respond(Self.schemeResponse(for: head, pageURL: pageURL(head.url)))
+        case .data(let data):
+            task.send(data)
+        case .finished:
+            proxied.withLock { $0[key] = nil }
+            task.finish()
+        case .failed(let error):
+            proxied.withLock { $0[key] = nil }
+            if error == .cancelled || headSent.value { return task.fail(.failed(error.description)) }
+            // Before the head: a readable refusal the hook turns into the page's network error.
+            reply(task, 502, error.description, headers: ["X-Hybrid-Proxy-Error": "1"])
         }
     }
 
@@ -298,6 +311,8 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 /// A proxied request in flight. Used on the engine's executor only, where start, stop and hops run.
 private final class ProxyFlight: @unchecked Sendable {
     var cancelling: (any ProxyCancelling)?
+    /// Events reported by the proxy (any thread) not yet delivered on the executor.
+    let pending = Mutex<[ProxyEvent]>([])
 }
 
 /// A flag read and written on the engine's executor only (hops are serialised there).
