@@ -90,8 +90,9 @@ public final class BodyStore: Sendable {
     private let state = Mutex(State())
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init(limits: BodyStoreLimits = BodyStoreLimits(), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now })
-    {
+    public init(
+        limits: BodyStoreLimits = BodyStoreLimits(), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
         self.limits = limits
         self.now = now
     }
@@ -109,14 +110,17 @@ public final class BodyStore: Sendable {
         let instant = now()
         let result: Result<Void, BodyStoreError> = state.withLock { state in
             Self.expire(&state, at: instant)
-            guard state.entries.count < limits.maxEntries else { return .failure(.tooManyBodies(limit: limits.maxEntries)) }
+            guard state.entries.count < limits.maxEntries else {
+                return .failure(.tooManyBodies(limit: limits.maxEntries))
+            }
             guard state.totalBytes + size <= limits.maxTotalBytes else {
                 return .failure(.storeFull(limit: limits.maxTotalBytes))
             }
             var data = Data()
             data.reserveCapacity(size)
             state.entries[id] = Entry(
-                owner: owner, expected: size, contentType: contentType, expires: instant + limits.timeToLive, data: data)
+                owner: owner, expected: size, contentType: contentType, expires: instant + limits.timeToLive, data: data
+            )
             state.totalBytes += size
             return .success(())
         }

@@ -192,7 +192,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             flight.pending.withLock { $0.append(event) }
             hop { [weak self] in
                 guard let self else { return }
-                for event in flight.pending.withLock({ queued in defer { queued.removeAll() }; return queued }) {
+                for event in flight.pending.withLock({ queued in
+                    defer { queued.removeAll() }; return queued
+                }) {
                     guard self.proxied.withLock({ $0[key] === flight }) else { return }
                     self.deliver(event, to: task, key: key, headSent: headSent, pageURL: backToPage)
                 }
@@ -242,7 +244,8 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 headers[name] = value
             }
         }
-        headers["X-Hybrid-Final-URL"] = pageURL.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? pageURL
+        headers["X-Hybrid-Final-URL"] =
+            pageURL.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? pageURL
         if head.redirected { headers["X-Hybrid-Redirected"] = "1" }
         return SchemeResponse(statusCode: head.statusCode, headers: headers, reasonPhrase: head.reasonPhrase)
     }

@@ -30,9 +30,10 @@ public final class RequestInterception: Sendable {
         return RequestInterception(handler: handler, config: config, switches: switches, engine: engine)
     }
 
-    private init(handler: InterceptingSchemeHandler, config: InterceptionConfig, switches: InterceptionSwitches,
-        engine: any WebEngine)
-    {
+    private init(
+        handler: InterceptingSchemeHandler, config: InterceptionConfig, switches: InterceptionSwitches,
+        engine: any WebEngine
+    ) {
         self.handler = handler
         self.config = config
         self.switches = switches

@@ -62,10 +62,12 @@ import Testing
         defer { lab.close() }
         try await lab.load(lab.pageURL(.fullProxy))
         let loopback = try await lab.run(
-            "fetch('/echo', { method: 'POST', body: 'x' }).then((r) => 'status ' + r.status, (e) => e.name + ': ' + e.message)")
+            "fetch('/echo', { method: 'POST', body: 'x' }).then((r) => 'status ' + r.status, (e) => e.name + ': ' + e.message)"
+        )
         #expect(loopback.contains("TypeError") && loopback.contains("127.0.0.1"), "\(loopback)")
         let privateAddress = try await lab.run(
-            "fetch('http://10.0.0.1/', { method: 'POST', body: new Blob(['x']) }).then((r) => 'status ' + r.status, (e) => e.name + ': ' + e.message)")
+            "fetch('http://10.0.0.1/', { method: 'POST', body: new Blob(['x']) }).then((r) => 'status ' + r.status, (e) => e.name + ': ' + e.message)"
+        )
         #expect(privateAddress.contains("TypeError") && privateAddress.contains("10.0.0.1"), "\(privateAddress)")
         let xhr = try await lab.run(
             """
@@ -119,7 +121,8 @@ import Testing
               return true;
             })()
             """)
-        try await lab.waitFor("document.body && document.body.innerText.includes('\"method\":\"POST\"')", timeout: .seconds(20))
+        try await lab.waitFor(
+            "document.body && document.body.innerText.includes('\"method\":\"POST\"')", timeout: .seconds(20))
         let text = try await lab.run("document.body.innerText")
         #expect(text.contains("boundary=----WebKitFormBoundary"), "\(text)")
         #expect(text.contains("hello.txt") && text.contains("\\\"length\\\":286"), "\(text)")
@@ -140,19 +143,23 @@ import Testing
         #expect(after - before < 32 << 20, "host grew by \(after - before) bytes")
         // An id uploaded by this origin, then used by another origin (a cross-origin page on the same scheme).
         let id = try await lab.run(
-            "fetch('/__hybrid__/body?size=3', { method: 'POST', body: new Uint8Array([1,2,3]) }).then((r) => r.json()).then((j) => j.id)")
+            "fetch('/__hybrid__/body?size=3', { method: 'POST', body: new Uint8Array([1,2,3]) }).then((r) => r.json()).then((j) => j.id)"
+        )
         #expect(id.count == 34)
         try await lab.load("hybrid://localhost:\(lab.server.port)/bodies/conformance.html")
         let foreign = try await lab.run(
-            "fetch('/echo', { method: 'POST', headers: { 'X-Hybrid-Body': \(id) } }).then((r) => 'status ' + r.status, (e) => e.name)")
+            "fetch('/echo', { method: 'POST', headers: { 'X-Hybrid-Body': \(id) } }).then((r) => 'status ' + r.status, (e) => e.name)"
+        )
         #expect(foreign == "\"TypeError\"", "\(foreign)")
         let forged = try await lab.run(
-            "fetch('/echo', { method: 'POST', headers: { 'X-Hybrid-Body': '0123456789abcdef0123456789abcdef' } }).then((r) => 'status ' + r.status, (e) => e.name)")
+            "fetch('/echo', { method: 'POST', headers: { 'X-Hybrid-Body': '0123456789abcdef0123456789abcdef' } }).then((r) => 'status ' + r.status, (e) => e.name)"
+        )
         #expect(forged == "\"TypeError\"", "\(forged)")
         // Back on its own origin the id still works, once: refusals did not consume it.
         try await lab.load(lab.pageURL(.bodyByID))
         let own = try await lab.run(
-            "fetch('/echo', { method: 'POST', headers: { 'X-Hybrid-Body': \(id) } }).then((r) => r.json()).then((j) => j.length)")
+            "fetch('/echo', { method: 'POST', headers: { 'X-Hybrid-Body': \(id) } }).then((r) => r.json()).then((j) => j.length)"
+        )
         #expect(own == "3")
         #expect(lab.interception.handler.store.count == 0)
     }

@@ -47,7 +47,9 @@ final class Scope {}
             try store.begin(size: 200 << 20, contentType: nil, owner: owner)
         }
         _ = try store.begin(size: 100, contentType: nil, owner: owner)
-        #expect(throws: BodyStoreError.storeFull(limit: 150)) { try store.begin(size: 60, contentType: nil, owner: owner) }
+        #expect(throws: BodyStoreError.storeFull(limit: 150)) {
+            try store.begin(size: 60, contentType: nil, owner: owner)
+        }
         _ = try store.begin(size: 50, contentType: nil, owner: owner)
         #expect(throws: BodyStoreError.tooManyBodies(limit: 2)) {
             try store.begin(size: 0, contentType: nil, owner: owner)

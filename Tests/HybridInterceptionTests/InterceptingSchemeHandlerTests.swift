@@ -18,7 +18,9 @@ import Testing
     }
 
     /// Uploads `data` in one chunk and returns its id.
-    func upload(_ data: Data, type: String? = nil, to handler: InterceptingSchemeHandler, origin: String = "hybrid://a.test")
+    func upload(
+        _ data: Data, type: String? = nil, to handler: InterceptingSchemeHandler, origin: String = "hybrid://a.test"
+    )
         throws -> String
     {
         let task = try post(
@@ -97,7 +99,8 @@ import Testing
         let proxy = ScriptedProxy([
             .response(
                 ProxiedResponseHead(
-                    statusCode: 201, reasonPhrase: "Made It", headers: [("X-A", "1"), ("x-a", "2"), ("Set-Cookie", "s=1")],
+                    statusCode: 201, reasonPhrase: "Made It",
+                    headers: [("X-A", "1"), ("x-a", "2"), ("Set-Cookie", "s=1")],
                     url: final, redirected: true)),
             .data(Data("hello ".utf8)), .data(Data("world".utf8)), .finished,
         ])
@@ -107,7 +110,8 @@ import Testing
             #"{"url":"hybrid://a.test/api?q=1","method":"PUT","headers":[["X-Test","t"],["Content-Type","text/x"]],"bodyID":"\#(id)","credentials":"include","redirect":"follow","firstParty":"hybrid://a.test/page.html"}"#
         let task = try post(
             "hybrid://a.test/__hybrid__/proxy",
-            headers: [("X-Hybrid-Proxy", descriptor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")])
+            headers: [("X-Hybrid-Proxy", descriptor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")]
+        )
         handler.start(task)
         let sent = try #require(proxy.requests.first)
         #expect(sent.url.absoluteString == "https://a.test/api?q=1")
@@ -132,7 +136,8 @@ import Testing
         let descriptor = #"{"url":"http://10.0.0.1/","method":"GET","headers":[]}"#
         let task = try post(
             "hybrid://a.test/__hybrid__/proxy",
-            headers: [("X-Hybrid-Proxy", descriptor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")])
+            headers: [("X-Hybrid-Proxy", descriptor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")]
+        )
         handler.start(task)
         #expect(task.head?.statusCode == 502)
         #expect(task.head?.headers["X-Hybrid-Proxy-Error"] == "1")
@@ -153,8 +158,10 @@ import Testing
     @Test func configPicksTheLongestPrefixAndHonoursTheDegradeList() {
         let config = InterceptionConfig(
             defaultStrategy: .off,
-            rules: [.init(prefix: "hybrid://a.test/", strategy: .bodyByID),
-                .init(prefix: "hybrid://a.test/pay/", strategy: .fullProxy)],
+            rules: [
+                .init(prefix: "hybrid://a.test/", strategy: .bodyByID),
+                .init(prefix: "hybrid://a.test/pay/", strategy: .fullProxy),
+            ],
             degraded: ["hybrid://a.test/pay/legacy"])
         #expect(config.strategy(for: "hybrid://a.test/x") == .bodyByID)
         #expect(config.strategy(for: "hybrid://a.test/pay/x") == .fullProxy)

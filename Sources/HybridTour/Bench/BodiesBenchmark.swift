@@ -47,7 +47,8 @@ public enum BodiesBenchmark {
         for size in options.sizes {
             let scenario = "bodies \(size >> 20) MB"
             let megabytes = Double(size) / 1_048_576
-            let plain = try await measure(lab, url: lab.pageURL(.unhooked), size: size, posts: options.posts, base64: false)
+            let plain = try await measure(
+                lab, url: lab.pageURL(.unhooked), size: size, posts: options.posts, base64: false)
             var sides: [(String, BodiesLab.Side?)] = [("body by id", .bodyByID)]
             if options.proxy != nil { sides.append(("full proxy (\(options.proxyName))", .fullProxy)) }
             sides.append(("one base64 message (anchors)", nil))
@@ -61,7 +62,8 @@ public enum BodiesBenchmark {
                         targetRatio: side == nil ? nil : 1.3))
                 figures.append(
                     BenchFigure(
-                        scenario: scenario, figure: "\(name) host peak memory", value: Double(sample.peakExtraBytes) / 1_048_576,
+                        scenario: scenario, figure: "\(name) host peak memory",
+                        value: Double(sample.peakExtraBytes) / 1_048_576,
                         unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower,
                         targetRatio: side == nil ? nil : 2.0))
             }
@@ -126,7 +128,11 @@ final class Base64Poster: ScriptMessageHandler, @unchecked Sendable {
             let length =
                 data.flatMap { try? JSONDecoder().decode(BodyEcho.Report.self, from: $0) }.map { "\($0.length)" }
             Task { @GTKActor in
-                if let length { reply.resolve(json: length) } else { reply.reject(message: "\(String(describing: error))") }
+                if let length {
+                    reply.resolve(json: length)
+                } else {
+                    reply.reject(message: "\(String(describing: error))")
+                }
             }
         }.resume()
     }

@@ -63,9 +63,10 @@ public enum BodiesConformance {
         return all
     }
 
-    static func judge(kind: String, name: String, api: String, side: BodiesLab.Side, hooked: JSONValue,
-        baseline: JSONValue) -> Row
-    {
+    static func judge(
+        kind: String, name: String, api: String, side: BodiesLab.Side, hooked: JSONValue,
+        baseline: JSONValue
+    ) -> Row {
         var problems: [String] = []
         var notes: [String] = []
         if case .string(let why)? = hooked["skipped"] {
@@ -125,7 +126,8 @@ public enum BodiesConformance {
             if echo["contentType"] == .string(urlSessionDefaultType), isAbsent(engineEcho["contentType"]) {
                 notes.append(urlSessionNote)
             } else if echo["contentType"] != engineEcho["contentType"] {
-                problems.append("Content-Type \(show(echo["contentType"])) vs engine \(show(engineEcho["contentType"]))")
+                problems.append(
+                    "Content-Type \(show(echo["contentType"])) vs engine \(show(engineEcho["contentType"]))")
             }
             if echo["sha256"] != engineEcho["sha256"] { problems.append("bytes differ from the engine's") }
         }
@@ -137,12 +139,14 @@ public enum BodiesConformance {
         for field in ["thrown", "response", "redirected"] where hooked[field] != baseline[field] {
             problems.append("\(field) \(show(hooked[field])) vs engine \(show(baseline[field]))")
         }
-        if hooked["echo"]?["contentType"] == .string(urlSessionDefaultType), isAbsent(baseline["echo"]?["contentType"]) {
+        if hooked["echo"]?["contentType"] == .string(urlSessionDefaultType), isAbsent(baseline["echo"]?["contentType"])
+        {
             notes.append(urlSessionNote)
         }
         for field in ["method", "sha256", "length", "contentType", "query"]
         where hooked["echo"]?[field] != baseline["echo"]?[field]
-            && !(field == "contentType" && hooked["echo"]?[field] == .string(urlSessionDefaultType)) {
+            && !(field == "contentType" && hooked["echo"]?[field] == .string(urlSessionDefaultType))
+        {
             problems.append("echo.\(field) \(show(hooked["echo"]?[field])) vs engine \(show(baseline["echo"]?[field]))")
         }
         // The page's own origin differs (hybrid:// vs http://): compare what follows it.
@@ -194,7 +198,8 @@ public enum BodiesConformance {
             zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
         }
         let passed = rows.filter(\.passed).count
-        return ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + lines.map(line)
+        return
+            ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + lines.map(line)
             + ["", "\(passed)/\(rows.count) passed", "notes (* and FAIL):"] + notes.map { "  " + $0 })
             .joined(separator: "\n")
     }

@@ -51,7 +51,8 @@ public final class BodiesLab {
         var chosen = config ?? InterceptionConfig(chunkBytes: 256 * 1024)
         for host in ["127.0.0.1", "localhost"] {
             chosen.rules.append(
-                .init(prefix: "hybrid://\(host):\(server.port)/bodies/conformance.html?\(Self.proxyQuery)",
+                .init(
+                    prefix: "hybrid://\(host):\(server.port)/bodies/conformance.html?\(Self.proxyQuery)",
                     strategy: .fullProxy))
         }
         interception = try RequestInterception.install(
