@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
         .library(name: "HybridContainer", targets: ["HybridContainer"]),
         .library(name: "HybridContainerGTK", targets: ["HybridContainerGTK"]),
+        .library(name: "HybridInterception", targets: ["HybridInterception"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
         .library(name: "HybridConfig", targets: ["HybridConfig"]),
@@ -66,9 +67,10 @@ let package = Package(
             name: "HybridTour",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
-                "HybridCookies",
+                "HybridCookies", "HybridInterception",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Pages")]
         ),
@@ -76,6 +78,7 @@ let package = Package(
             name: "hybrid",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridPackages", "HybridUpdateServer", "HybridCookies",
+                "HybridNetwork",
                 "HybridConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -86,7 +89,7 @@ let package = Package(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
-                "HybridContainer", "HybridContainerGTK",
+                "HybridContainer", "HybridContainerGTK", "HybridInterception", "HybridNetwork",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
                 // The jar synced with the engine, the scheme handler's fetches and document.cookie.
@@ -156,6 +159,14 @@ let package = Package(
         // The WebKitGTK factory for the container.
         .target(name: "HybridContainerGTK", dependencies: ["HybridContainer", "HybridCore", "HybridGTK"]),
         .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
+        // Request hooks (XHR, fetch, beacons, forms), the body store and the scheme handler that re-attaches
+        // bodies or hands requests to native networking (engine-free).
+        .target(
+            name: "HybridInterception",
+            dependencies: ["HybridCore", "HybridOffline"],
+            resources: [.copy("Resources/js")]
+        ),
+        .testTarget(name: "HybridInterceptionTests", dependencies: ["HybridInterception", "HybridCore"]),
         // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
         .target(
             name: "HybridUpdateServer",

@@ -94,6 +94,13 @@ struct ProxyExchange: Sendable {
         throw mapped(lastError ?? CancellationError(), url: hop.url)
     }
 
+    /// Whether the client decoded the body (it does for gzip and deflate, the encodings it asks for).
+    static func isDecodedByClient(_ headers: HTTPHeaders) -> Bool {
+        // The same reading as NIOHTTPResponseDecompressor's: the first listed encoding, lower-cased.
+        guard let encoding = headers[canonicalForm: "content-encoding"].first?.lowercased() else { return false }
+        return encoding == "gzip" || encoding == "deflate"
+    }
+
     static func isConnectFailure(_ error: any Error) -> Bool {
         if let clientError = error as? HTTPClientError, clientError == .connectTimeout { return true }
         if let ioError = error as? IOError {
@@ -108,11 +115,15 @@ struct ProxyExchange: Sendable {
         _ response: HTTPClientResponse, url: URL, redirected: Bool, to sink: ProxyEventSink
     ) async throws(ProxyError) {
         let limit = policy.maxResponseBodyBytes
-        if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
+        let decoded = Self.isDecodedByClient(response.headers)
+        if !decoded, let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > limit {
             throw .responseTooLarge(limit: limit)
         }
         let headers = response.headers
             .filter { !Self.hiddenResponseHeaders.contains($0.name.lowercased()) }
+            // The page gets decoded bytes: the encoding and the encoded length would make the engine decode again
+            // or cut the body short.
+            .filter { !decoded || !["content-encoding", "content-length"].contains($0.name.lowercased()) }
             .map { (name: $0.name, value: $0.value) }
         let head = ProxiedResponseHead(
             statusCode: Int(response.status.code), reasonPhrase: response.status.reasonPhrase, headers: headers,

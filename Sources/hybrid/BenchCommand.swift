@@ -7,7 +7,9 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks. Each figure is printed next to a baseline measured in the same run.",
         discussion: "Build with -c release for meaningful numbers: swift run -c release hybrid bench bridge",
-        subcommands: [BridgeBench.self, PackagesBench.self, ContainerBench.self, CookiesBench.self])
+        subcommands: [
+            BridgeBench.self, PackagesBench.self, BodiesBench.self, CookiesBench.self, ContainerBench.self,
+        ])
 
     struct Output: ParsableArguments {
         @Flag(name: .long, help: "Print one JSON object per figure instead of a table.")
@@ -144,6 +146,39 @@ struct BenchCommand: AsyncParsableCommand {
             options.cookiesPerDomain = cookiesPerDomain
             options.seconds = seconds
             output.print(try CookiesBenchmark.run(options))
+        }
+    }
+
+    struct BodiesBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "bodies",
+            abstract: "Blob POSTs through body-by-id and full proxy vs an unhooked POST of the same bytes.",
+            discussion: """
+                1 MB and 20 MB Blob POSTs to a loopback echo server from a hooked page (each strategy) and from the
+                same page unhooked, in one engine (target ≤ 1.3×); host peak memory next to the body size (target
+                ≤ 2×); and the anchors' one-base64-message transfer for comparison.
+                """)
+
+        @OptionGroup var output: Output
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Timed POSTs per side and size.") var posts = 5
+        @Option(parsing: .upToNextOption, help: "Body sizes in MB.") var megabytes = [1, 20]
+
+        func validate() throws {
+            guard posts > 0 else { throw ValidationError("posts must be positive") }
+            guard !megabytes.isEmpty, megabytes.allSatisfy({ $0 > 0 && $0 <= 60 }) else {
+                throw ValidationError("sizes must be between 1 and 60 MB (the body store's limit is 64 MB)")
+            }
+        }
+
+        func run() async throws {
+            global.bootstrapLogging()
+            var options = BodiesBenchmark.Options()
+            options.posts = posts
+            options.sizes = megabytes.map { $0 << 20 }
+            options.proxy = BodiesBenchProxy.make()
+            options.proxyName = BodiesBenchProxy.name
+            output.print(try await BodiesBenchmark.run(options))
         }
     }
 }

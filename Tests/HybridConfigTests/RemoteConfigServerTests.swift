@@ -17,6 +17,15 @@ import Testing
         router.get("/config.json") { _, _ in
             Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: served.withLock { $0 })))
         }
+        // 2 MiB without a declared length: the limit must apply while the bytes arrive.
+        router.get("/huge.json") { _, _ in
+            Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    for _ in 0..<32 { try await writer.write(ByteBuffer(repeating: 0x20, count: 64 << 10)) }
+                    try await writer.finish(nil)
+                })
+        }
         var logger = Logger(label: "hybrid.config-test-server")
         logger.logLevel = .warning
         let (ports, portSink) = AsyncStream<Int>.makeStream()
@@ -53,6 +62,12 @@ import Testing
             return
         }
         #expect(store.current?.version == 7)
+
+        // An answer larger than the fetcher's limit.
+        let huge = RemoteConfigStore(
+            trustedKey: key.verificationKey, source: try #require(URL(string: "http://127.0.0.1:\(port)/huge.json")),
+            cache: ConfigCache(directory: directory), fetcher: URLSessionConfigFetcher(maxBytes: 1 << 20))
+        #expect(await huge.refresh() == .keptLastGood(.tooLarge(limit: 1 << 20)))
 
         // The server goes away.
         server.cancel()

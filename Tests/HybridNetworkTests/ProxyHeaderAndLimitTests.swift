@@ -27,13 +27,14 @@ import Testing
         #expect(echo.values("x-custom") == ["kept"])
         #expect(echo.values("accept") == ["application/json"])
         for name in [
-            "cookie", "origin", "referer", "sec-fetch-site", "proxy-authorization", "accept-encoding", "dnt",
+            "cookie", "origin", "referer", "sec-fetch-site", "proxy-authorization", "dnt",
             "keep-alive", "upgrade", "via", "date", "expect", "access-control-request-method",
             "x-http-method-override", "x-bad", "injected", "bad name",
         ] {
             #expect(echo.values(name).isEmpty, "\(name) must not be sent")
         }
         #expect(echo.values("transfer-encoding").isEmpty)
+        #expect(echo.values("accept-encoding") == ["deflate, gzip"], "the encodings the proxy decodes, not the page's")
         #expect(echo.bodyData == Data("hello".utf8))
     }
 
@@ -67,5 +68,28 @@ import Testing
         #expect(outcome.error == .responseTooLarge(limit: 100_000))
         #expect(outcome.body.count <= 100_000)
         #expect(!outcome.finished)
+    }
+}
+
+/// Compressed answers: the proxy asks for gzip, decodes it, and the page sees plain bytes with headers to match.
+@Suite struct ProxyDecodingTests {
+    @Test func aGzipAnswerReachesThePageDecoded() async throws {
+        let server = try await ProxyTestServer.start()
+        let proxy = NativeProxy(policy: loopbackPolicy())
+        let outcome = await proxy.run(ProxiedRequest(url: server.url("/gzip/150000")))
+        #expect(outcome.finished, "\(outcome.events.last.map { "\($0)" } ?? "")")
+        #expect(outcome.body == Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 % 253) }))
+        let head = try #require(outcome.head)
+        #expect(!head.headers.contains { ["content-encoding", "content-length"].contains($0.name.lowercased()) })
+        #expect(head.headers.contains { $0.name.lowercased() == "content-type" })
+        #expect(server.requests.first?.values("accept-encoding").first?.contains("gzip") == true)
+    }
+
+    @Test func aDecodedAnswerIsStillCutAtTheLimit() async throws {
+        let server = try await ProxyTestServer.start()
+        let proxy = NativeProxy(policy: loopbackPolicy(maxResponseBodyBytes: 100_000))
+        let outcome = await proxy.run(ProxiedRequest(url: server.url("/gzip/150000")))
+        #expect(outcome.error == .responseTooLarge(limit: 100_000))
+        #expect(outcome.body.count <= 100_000)
     }
 }

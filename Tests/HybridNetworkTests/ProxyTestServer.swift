@@ -127,6 +127,17 @@ final class ProxyTestServer: Sendable {
                     try await writer.finish(nil)
                 })
         }
+        // /gzip/N: N bytes, gzip-encoded, only when the request accepts gzip.
+        any("/gzip/:count") { request, _, _ in
+            let count = Int(request.uri.path.split(separator: "/").last ?? "") ?? 0
+            let plain = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 % 253) })
+            guard request.headers[.acceptEncoding]?.contains("gzip") == true else {
+                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: plain)))
+            }
+            return Response(
+                status: .ok, headers: [.contentEncoding: "gzip", .contentType: "application/octet-stream"],
+                body: .init(byteBuffer: ByteBuffer(bytes: gzipStored(plain))))
+        }
         // Writes "first", waits (at most 10 s) for the test to open the gate, then writes "second".
         any("/stream") { _, _, server in
             Response(

@@ -14,11 +14,16 @@ public struct SchemeResponse: Sendable, Equatable {
     public var headers: [String: String]
     /// The body length when known in advance; `nil` streams until ``SchemeTask/finish()``.
     public var expectedLength: Int?
+    /// The status line's reason phrase (`statusText` in the page); `nil` lets the engine pick the standard one.
+    public var reasonPhrase: String?
 
-    public init(statusCode: Int = 200, headers: [String: String] = [:], expectedLength: Int? = nil) {
+    public init(
+        statusCode: Int = 200, headers: [String: String] = [:], expectedLength: Int? = nil, reasonPhrase: String? = nil
+    ) {
         self.statusCode = statusCode
         self.headers = headers
         self.expectedLength = expectedLength
+        self.reasonPhrase = reasonPhrase
     }
 }
 

@@ -117,7 +117,7 @@ final class GTKSchemeTask: SchemeTask {
         to request: UnsafeMutablePointer<WebKitURISchemeRequest>
     ) {
         let response = webkit_uri_scheme_response_new(stream, gint64(length))
-        webkit_uri_scheme_response_set_status(response, guint(head.statusCode), nil)
+        webkit_uri_scheme_response_set_status(response, guint(head.statusCode), head.reasonPhrase)
         let headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE)
         for (name, value) in head.headers {
             soup_message_headers_append(headers, name, value)

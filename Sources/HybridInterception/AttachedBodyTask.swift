@@ -1,0 +1,29 @@
+import Foundation
+import HybridCore
+
+/// A scheme task as the inner handler sees it once a stored body is re-attached: the same task, with the body in
+/// its request and the tag removed. Everything the inner handler sends goes straight to the engine's task.
+final class AttachedBodyTask: SchemeTask {
+    let request: EngineRequest
+    let base: any SchemeTask
+    private let onEnd: @Sendable (AttachedBodyTask) -> Void
+
+    init(base: any SchemeTask, request: EngineRequest, onEnd: @escaping @Sendable (AttachedBodyTask) -> Void) {
+        self.base = base
+        self.request = request
+        self.onEnd = onEnd
+    }
+
+    func respond(_ response: SchemeResponse) { base.respond(response) }
+    func send(_ data: Data) { base.send(data) }
+
+    func finish() {
+        base.finish()
+        onEnd(self)
+    }
+
+    func fail(_ error: SchemeTaskError) {
+        base.fail(error)
+        onEnd(self)
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import Synchronization
+
+/// Who may use a stored body: the origin of the page that uploaded it, through one scheme handler (one view).
+/// A body is only ever re-attached to a request from the same origin through the same handler.
+public struct BodyOwner: Sendable, Hashable {
+    public let origin: String
+    public let scope: ObjectIdentifier
+
+    public init(origin: String, scope: ObjectIdentifier) {
+        self.origin = origin
+        self.scope = scope
+    }
+}
+
+/// How much the store holds at most, and for how long.
+public struct BodyStoreLimits: Sendable, Equatable {
+    /// Largest single body.
+    public var maxBodyBytes: Int
+    /// All bodies together, complete or still uploading.
+    public var maxTotalBytes: Int
+    public var maxEntries: Int
+    /// A body not consumed within this time is dropped.
+    public var timeToLive: Duration
+
+    public init(
+        maxBodyBytes: Int = 64 << 20, maxTotalBytes: Int = 128 << 20, maxEntries: Int = 256,
+        timeToLive: Duration = .seconds(60)
+    ) {
+        self.maxBodyBytes = maxBodyBytes
+        self.maxTotalBytes = maxTotalBytes
+        self.maxEntries = maxEntries
+        self.timeToLive = timeToLive
+    }
+}
+
+/// Why the store refused. Each message says what the page or the host can do about it.
+public enum BodyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case bodyTooLarge(size: Int, limit: Int)
+    case storeFull(limit: Int)
+    case tooManyBodies(limit: Int)
+    /// Unknown, expired, already consumed, forged, or owned by another page: indistinguishable on purpose, so
+    /// a page cannot probe for other pages' ids.
+    case unknownBody
+    case incomplete(received: Int, expected: Int)
+    case badChunk(String)
+
+    public var description: String {
+        switch self {
+        case .bodyTooLarge(let size, let limit):
+            "the request body is \(size) bytes, more than the limit of \(limit) bytes for intercepted requests"
+        case .storeFull(let limit):
+            "request bodies waiting to be sent already take the limit of \(limit) bytes; retry when requests finish"
+        case .tooManyBodies(let limit):
+            "\(limit) request bodies are already waiting to be sent; retry when requests finish"
+        case .unknownBody:
+            "no such request body for this page: it expired, was already sent, or belongs to another page"
+        case .incomplete(let received, let expected):
+            "the request body is incomplete: \(received) of \(expected) bytes were uploaded"
+        case .badChunk(let why):
+            "bad body chunk: \(why)"
+        }
+    }
+}
+
+/// Request bodies handed over by the page before the request that carries them, by random 128-bit id.
+///
+/// Bounded by bytes and count, entries expire, and taking a body removes it. Thread-safe.
+public final class BodyStore: Sendable {
+    public struct Body: Sendable, Equatable {
+        public let data: Data
+        /// The Content-Type the body was serialized with (multipart boundary included), if any.
+        public let contentType: String?
+    }
+
+    private struct Entry {
+        let owner: BodyOwner
+        let expected: Int
+        let contentType: String?
+        let expires: ContinuousClock.Instant
+        var data: Data
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var totalBytes = 0
+    }
+
+    public let limits: BodyStoreLimits
+    private let state = Mutex(State())
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    public init(
+        limits: BodyStoreLimits = BodyStoreLimits(), now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
+    ) {
+        self.limits = limits
+        self.now = now
+    }
+
+    public var count: Int { state.withLock { $0.entries.count } }
+    /// Bytes reserved by bodies in the store (their announced sizes).
+    public var reservedBytes: Int { state.withLock { $0.totalBytes } }
+
+    /// Starts a body of `size` bytes for `owner`, reserving its size up front so a page cannot grow the store past
+    /// its bound chunk by chunk. Returns the new id.
+    public func begin(size: Int, contentType: String?, owner: BodyOwner) throws(BodyStoreError) -> String {
+        guard size >= 0 else { throw .badChunk("negative size") }
+        guard size <= limits.maxBodyBytes else { throw .bodyTooLarge(size: size, limit: limits.maxBodyBytes) }
+        let id = Self.randomID()
+        let instant = now()
+        let result: Result<Void, BodyStoreError> = state.withLock { state in
+            Self.expire(&state, at: instant)
+            guard state.entries.count < limits.maxEntries else {
+                return .failure(.tooManyBodies(limit: limits.maxEntries))
+            }
+            guard state.totalBytes + size <= limits.maxTotalBytes else {
+                return .failure(.storeFull(limit: limits.maxTotalBytes))
+            }
+            var data = Data()
+            data.reserveCapacity(size)
+            state.entries[id] = Entry(
+                owner: owner, expected: size, contentType: contentType, expires: instant + limits.timeToLive, data: data
+            )
+            state.totalBytes += size
+            return .success(())
+        }
+        try result.get()
+        return id
+    }
+
+    /// Appends `chunk` at `offset` (which must be where the previous chunk ended). Returns the bytes received.
+    @discardableResult
+    public func append(_ chunk: Data, at offset: Int, to id: String, owner: BodyOwner) throws(BodyStoreError) -> Int {
+        let instant = now()
+        let result: Result<Int, BodyStoreError> = state.withLock { state in
+            Self.expire(&state, at: instant)
+            guard var entry = state.entries[id], entry.owner == owner else { return .failure(.unknownBody) }
+            guard offset == entry.data.count else {
+                return .failure(.badChunk("offset \(offset), expected \(entry.data.count)"))
+            }
+            guard entry.data.count + chunk.count <= entry.expected else {
+                return .failure(.badChunk("more bytes than the announced \(entry.expected)"))
+            }
+            state.entries[id] = nil  // no copy-on-write of the growing buffer
+            entry.data.append(chunk)
+            let received = entry.data.count
+            state.entries[id] = entry
+            return .success(received)
+        }
+        return try result.get()
+    }
+
+    /// Removes and returns a complete body. The id is spent whether or not this succeeds for a complete body.
+    public func take(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> Body {
+        let instant = now()
+        let result: Result<Body, BodyStoreError> = state.withLock { state in
+            Self.expire(&state, at: instant)
+            guard let entry = state.entries[id], entry.owner == owner else { return .failure(.unknownBody) }
+            state.entries[id] = nil
+            state.totalBytes -= entry.expected
+            guard entry.data.count == entry.expected else {
+                return .failure(.incomplete(received: entry.data.count, expected: entry.expected))
+            }
+            return .success(Body(data: entry.data, contentType: entry.contentType))
+        }
+        return try result.get()
+    }
+
+    /// Drops a body (an upload the page abandoned). Unknown ids are ignored.
+    public func discard(_ id: String, owner: BodyOwner) {
+        state.withLock { state in
+            guard let entry = state.entries[id], entry.owner == owner else { return }
+            state.entries[id] = nil
+            state.totalBytes -= entry.expected
+        }
+    }
+
+    /// Drops every body of `scope` (its view closed).
+    public func discardAll(scope: ObjectIdentifier) {
+        state.withLock { state in
+            for (id, entry) in state.entries where entry.owner.scope == scope {
+                state.entries[id] = nil
+                state.totalBytes -= entry.expected
+            }
+        }
+    }
+
+    private static func expire(_ state: inout State, at instant: ContinuousClock.Instant) {
+        for (id, entry) in state.entries where entry.expires <= instant {
+            state.entries[id] = nil
+            state.totalBytes -= entry.expected
+        }
+    }
+
+    /// 128 random bits from the system's generator, as 32 hex digits.
+    static func randomID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        return String(format: "%016llx%016llx", high, low)
+    }
+
+    static func isWellFormedID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The requests the hooks make to the reserved paths of the page's own origin, parsed from the URL.
+enum ReservedRequest: Equatable {
+    /// `POST /__hybrid__/body?size=N`: first chunk of a new body.
+    case beginBody(size: Int)
+    /// `POST /__hybrid__/body/<id>?offset=K`: the next chunk.
+    case appendBody(id: String, offset: Int)
+    /// `DELETE /__hybrid__/body/<id>`: the page gave up (abort).
+    case discardBody(id: String)
+    /// `POST /__hybrid__/proxy`: a request for native networking, described in the `X-Hybrid-Proxy` header.
+    case proxy
+    case invalid(String)
+
+    static let root = "/__hybrid__/"
+    /// Tags a request whose body waits in the store (header for XHR and fetch, query item for beacons and forms).
+    static let bodyHeader = "X-Hybrid-Body"
+    static let bodyQueryItem = "__hybrid_body"
+    static let proxyHeader = "X-Hybrid-Proxy"
+    static let contentTypeHeader = "X-Hybrid-Content-Type"
+
+    /// nil when `url` is not under the reserved root.
+    init?(url: URL, method: String) {
+        let path = url.path
+        guard path.hasPrefix(Self.root) else { return nil }
+        let parts = path.dropFirst(Self.root.count).split(separator: "/", omittingEmptySubsequences: false)
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        func number(_ name: String) -> Int? { query.first { $0.name == name }?.value.flatMap { Int($0) } }
+        switch (method.uppercased(), parts.first.map(String.init), parts.count) {
+        case ("POST", "body", 1):
+            guard let size = number("size"), size >= 0 else {
+                self = .invalid("a new body needs its size as ?size=<bytes>")
+                return
+            }
+            self = .beginBody(size: size)
+        case ("POST", "body", 2):
+            guard let offset = number("offset"), offset >= 0 else {
+                self = .invalid("a body chunk needs its position as ?offset=<bytes>")
+                return
+            }
+            self = .appendBody(id: String(parts[1]), offset: offset)
+        case ("DELETE", "body", 2):
+            self = .discardBody(id: String(parts[1]))
+        case ("POST", "proxy", 1):
+            self = .proxy
+        default:
+            self = .invalid("\(method) \(path) is not a reserved request")
+        }
+    }
+}

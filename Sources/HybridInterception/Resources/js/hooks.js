@@ -1,0 +1,638 @@
+// HybridKit request hooks: XMLHttpRequest, fetch, navigator.sendBeacon and POST <form> submission.
+//
+// Injected at document start in every frame, with the native config as the argument of the outer function.
+// Two strategies (chosen per page URL prefix):
+//   bodyByID  - bodies the engine would lose or crash on (Blob, File, FormData holding files, ReadableStream,
+//               Request objects with a body) are uploaded in binary chunks to /__hybrid__/body on the page's own
+//               origin; the engine then sends the real request tagged with the body's id and no body, so status,
+//               headers, events, redirects and responseType are the engine's own.
+//   fullProxy - every request goes to /__hybrid__/proxy on the page's own origin and native networking performs
+//               it; what must reflect the real request (responseURL, Response.url, redirected) is overridden.
+// Checks use Object.prototype.toString, not instanceof, so bodies from other realms (iframes) are recognised.
+(function (config) {
+  'use strict';
+  const RESERVED = '/__hybrid__/';
+  const BODY_HEADER = 'X-Hybrid-Body';
+  const TYPE_HEADER = 'X-Hybrid-Content-Type';
+  const PROXY_HEADER = 'X-Hybrid-Proxy';
+  const INTERNAL = /^x-hybrid-/i;
+  const tagOf = (value) => Object.prototype.toString.call(value);
+
+  function strategyFor(pageURL) {
+    if (config.degraded.some((prefix) => pageURL.startsWith(prefix))) return 'off';
+    let best = null;
+    for (const rule of config.rules) {
+      if (pageURL.startsWith(rule.prefix) && (!best || rule.prefix.length > best.prefix.length)) best = rule;
+    }
+    return best ? best.strategy : config.defaultStrategy;
+  }
+
+  function kindOf(body) {
+    if (body === null || body === undefined) return 'none';
+    if (typeof body === 'string') return 'string';
+    const tag = tagOf(body);
+    if (tag === '[object ArrayBuffer]') return 'buffer';
+    if (ArrayBuffer.isView(body)) return 'view';
+    if (tag === '[object Blob]' || tag === '[object File]') return 'blob';
+    if (tag === '[object FormData]') return 'formdata';
+    if (tag === '[object URLSearchParams]') return 'params';
+    if (tag === '[object ReadableStream]') return 'stream';
+    if (tag === '[object Document]' || tag === '[object HTMLDocument]' || tag === '[object XMLDocument]') {
+      return 'document';
+    }
+    return 'other';
+  }
+
+  function formHasFiles(form) {
+    for (const entry of form) if (typeof entry[1] !== 'string') return true;
+    return false;
+  }
+
+  // Bodies that must not reach the engine's scheme-handler path as they are.
+  function needsStore(kind, body) {
+    return kind === 'blob' || kind === 'stream' || kind === 'request' || (kind === 'formdata' && formHasFiles(body));
+  }
+
+  class HookError extends Error {}
+
+  function install(win, parentPageURL) {
+    let href;
+    try {
+      href = win.location.href;
+      if (win.__hybridRequests) return;
+    } catch (e) {
+      return; // another origin's realm: its own document-start injection hooks it
+    }
+    // Script-made frames (about:blank, srcdoc) share their creator's origin and base URL: hook them as that page.
+    let pageURL = href;
+    if (href === 'about:blank' || href === 'about:srcdoc') {
+      pageURL = parentPageURL || (win.document && win.document.baseURI) || href;
+    }
+    let page;
+    try {
+      page = new URL(pageURL);
+    } catch (e) {
+      return;
+    }
+    const pageScheme = page.protocol.slice(0, -1).toLowerCase();
+    const intercepted = config.schemes.includes(pageScheme);
+    const originOf = (url) => url.protocol.toLowerCase() + '//' + url.host.toLowerCase();
+    const pageOrigin = originOf(page);
+    const reserved = (path) => pageOrigin + RESERVED + path;
+    const state = { enabled: true, strategy: intercepted ? strategyFor(pageURL) : 'off' };
+    const origFetch = win.fetch;
+    const XHR = win.XMLHttpRequest;
+    const xhrProto = XHR.prototype;
+    const orig = {
+      open: xhrProto.open,
+      send: xhrProto.send,
+      abort: xhrProto.abort,
+      setRequestHeader: xhrProto.setRequestHeader,
+      getResponseHeader: xhrProto.getResponseHeader,
+      getAllResponseHeaders: xhrProto.getAllResponseHeaders,
+      beacon: win.navigator.sendBeacon,
+      submit: win.HTMLFormElement.prototype.submit,
+    };
+
+    Object.defineProperty(win, '__hybridRequests', {
+      value: Object.freeze({
+        get enabled() { return enabled(); },
+        get strategy() { return enabled() ? effectiveStrategy() : 'off'; },
+        // Seed 003: a page may turn the hooks off for itself (and back on).
+        setEnabled(on) { state.enabled = !!on; },
+        hooksRealm(child) { install(child, pageURL); },
+      }),
+    });
+
+    // Native flips switches for documents loaded later with a small user script that sets this global (the
+    // last one wins); the scheme handler enforces them whatever a page does.
+    function switches() {
+      const latest = win.__hybridRequestSwitches;
+      return latest && typeof latest === 'object' ? latest : config;
+    }
+
+    function enabled() {
+      return state.enabled && switches().enabled !== false;
+    }
+
+    function effectiveStrategy() {
+      if (state.strategy === 'fullProxy' && switches().proxyEnabled === false) return 'bodyByID';
+      return state.strategy;
+    }
+
+    // What to do with a request to `url`: null (engine as is), 'store' or 'proxy'.
+    function planFor(url) {
+      if (!intercepted || !enabled()) return null;
+      let target;
+      try {
+        target = new URL(url, win.document.baseURI);
+      } catch (e) {
+        return null;
+      }
+      if (target.pathname.startsWith(RESERVED) && originOf(target) === pageOrigin) return null;
+      const scheme = target.protocol.slice(0, -1).toLowerCase();
+      const strategy = effectiveStrategy();
+      if (strategy === 'fullProxy' && (scheme === 'http' || scheme === 'https' || config.schemes.includes(scheme))) {
+        return { mode: 'proxy', url: target.href };
+      }
+      if (strategy !== 'off' && originOf(target) === pageOrigin) return { mode: 'store', url: target.href };
+      return null;
+    }
+
+    // The bytes and default Content-Type the engine itself would send for `body` (the engine serialises
+    // FormData, so multipart boundaries match the Content-Type).
+    async function serialize(body, kind) {
+      if (kind === 'none') return { blob: null, type: null };
+      if (kind === 'blob') return { blob: body, type: body.type || null };
+      if (kind === 'stream') {
+        const parts = [];
+        const reader = body.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parts.push(typeof value === 'string' ? value : new Uint8Array(value.buffer || value, value.byteOffset || 0, value.byteLength));
+        }
+        return { blob: new win.Blob(parts), type: null };
+      }
+      if (kind === 'document') {
+        const text = new win.XMLSerializer().serializeToString(body);
+        const html = tagOf(body) === '[object HTMLDocument]';
+        return { blob: new win.Blob([text]), type: html ? 'text/html;charset=UTF-8' : 'application/xml;charset=UTF-8' };
+      }
+      if (kind === 'formdata') return multipart(body);
+      if (kind === 'other') body = String(body);
+      const request = new win.Request(pageURL, { method: 'POST', body });
+      return { blob: await request.blob(), type: request.headers.get('Content-Type') };
+    }
+
+    // multipart/form-data as the engine writes it (WebKit cannot hand back a FormData body holding files as a
+    // Blob): parts reference the Files, so nothing is copied until the upload reads a chunk.
+    function multipart(form) {
+      const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+      const random = new Uint8Array(16);
+      win.crypto.getRandomValues(random);
+      const boundary = '----WebKitFormBoundary' + Array.from(random, (b) => alphabet[b % alphabet.length]).join('');
+      const quote = (text) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+      const parts = [];
+      for (const [name, value] of form) {
+        let head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(name) + '"';
+        if (typeof value === 'string') {
+          parts.push(head + '\r\n\r\n', value, '\r\n');
+        } else {
+          head += '; filename="' + quote(value.name) + '"\r\nContent-Type: ' + (value.type || 'application/octet-stream');
+          parts.push(head + '\r\n\r\n', value, '\r\n');
+        }
+      }
+      parts.push('--' + boundary + '--\r\n');
+      return { blob: new win.Blob(parts), type: 'multipart/form-data; boundary=' + boundary };
+    }
+
+    function progress(target, type, loaded, total) {
+      if (!target) return;
+      target.dispatchEvent(new win.ProgressEvent(type, { lengthComputable: total > 0, loaded, total }));
+    }
+
+    // Uploads `blob` in chunks; returns the body id. `onProgress(loaded, total)` after each chunk.
+    async function upload(blob, type, signal, onProgress, onID) {
+      const size = blob.size;
+      let id = null;
+      let offset = 0;
+      do {
+        const end = Math.min(size, offset + config.chunkBytes);
+        const bytes = await blob.slice(offset, end).arrayBuffer();
+        const url = id ? reserved('body/' + id + '?offset=' + offset) : reserved('body?size=' + size);
+        const headers = {};
+        if (!id && type) headers[TYPE_HEADER] = type;
+        const response = await origFetch.call(win, url, { method: 'POST', body: bytes, headers, signal, cache: 'no-store' });
+        const answer = await response.json().catch(() => ({}));
+        if (!response.ok) throw new HookError(answer.error || 'body upload failed with status ' + response.status);
+        if (!id) {
+          id = answer.id;
+          onID(id);
+        }
+        offset = end;
+        onProgress(offset, size);
+      } while (offset < size);
+      return id;
+    }
+
+    function discard(id) {
+      if (id) origFetch.call(win, reserved('body/' + id), { method: 'DELETE', cache: 'no-store' }).catch(() => {});
+    }
+
+    function descriptorHeader(descriptor) {
+      return encodeURIComponent(JSON.stringify(descriptor));
+    }
+
+    // ---- XMLHttpRequest ----
+    const xhrState = new WeakMap();
+
+    function override(xhr, name, getter) {
+      Object.defineProperty(xhr, name, { get: getter, configurable: true });
+    }
+
+    function clearOverrides(xhr) {
+      delete xhr.readyState;
+      delete xhr.responseURL;
+    }
+
+    xhrProto.open = function (method, url) {
+      clearOverrides(this);
+      const async = arguments.length < 3 || !!arguments[2];
+      const plan = planFor(url);
+      const st = { method: String(method).toUpperCase(), url: String(url), async, headers: [], plan, phase: 'opened' };
+      const previous = xhrState.get(this);
+      if (previous) clearTimeout(previous.timer);
+      st.guarded = previous ? previous.guarded : false;
+      xhrState.set(this, st);
+      if (!st.guarded) {
+        st.guarded = true;
+        // The engine fires its own loadstart when the real request goes out after an upload; the page already
+        // had one, when it called send().
+        this.addEventListener('loadstart', (event) => {
+          const current = xhrState.get(this);
+          if (current && current.swallowLoadstart) {
+            current.swallowLoadstart = false;
+            event.stopImmediatePropagation();
+          }
+        }, true);
+        for (const target of [this, this.upload]) {
+          target.addEventListener('abort', (event) => {
+            const current = xhrState.get(this);
+            if (current && current.renameAbort) {
+              event.stopImmediatePropagation();
+              progress(target, 'timeout', event.loaded, event.total);
+            }
+          }, true);
+        }
+        this.addEventListener('loadend', () => {
+          const current = xhrState.get(this);
+          if (current) clearTimeout(current.timer);
+        }, true);
+      }
+      if (plan && plan.mode === 'proxy') {
+        const args = Array.prototype.slice.call(arguments);
+        args[0] = 'POST';
+        args[1] = reserved('proxy');
+        const result = orig.open.apply(this, args);
+        const xhr = this;
+        override(this, 'responseURL', () => {
+          const value = orig.getResponseHeader.call(xhr, 'X-Hybrid-Final-URL');
+          return value ? decodeURIComponent(value) : '';
+        });
+        return result;
+      }
+      return orig.open.apply(this, arguments);
+    };
+
+    xhrProto.setRequestHeader = function (name, value) {
+      const st = xhrState.get(this);
+      if (st) st.headers.push([String(name), String(value)]);
+      // Proxied requests carry the page's headers in the descriptor, not on the request to the proxy path.
+      if (st && st.plan && st.plan.mode === 'proxy') {
+        if (this.readyState !== 1) return orig.setRequestHeader.apply(this, arguments); // throws as the engine does
+        return undefined;
+      }
+      return orig.setRequestHeader.apply(this, arguments);
+    };
+
+    xhrProto.getResponseHeader = function (name) {
+      if (INTERNAL.test(String(name))) return null;
+      return orig.getResponseHeader.apply(this, arguments);
+    };
+
+    xhrProto.getAllResponseHeaders = function () {
+      const all = orig.getAllResponseHeaders.apply(this, arguments);
+      return all.split('\r\n').filter((line) => !INTERNAL.test(line)).join('\r\n');
+    };
+
+    // Every hooked XHR with a body uploads it first, even bodies the engine would carry intact: the engine fires
+    // no upload progress for requests to a custom scheme, and the upload is what gives the page those events.
+    xhrProto.send = function (body) {
+      const st = xhrState.get(this);
+      if (!st || !st.plan || st.phase !== 'opened' || this.readyState !== 1) return orig.send.apply(this, arguments);
+      let kind = kindOf(body);
+      if (st.method === 'GET' || st.method === 'HEAD') {
+        body = null;
+        kind = 'none';
+      }
+      st.started = Date.now();
+      const authorType = st.headers.find((h) => h[0].toLowerCase() === 'content-type');
+      if (kind === 'none' || !st.async) {
+        if (needsStore(kind, body)) {
+          throw new win.DOMException(
+            'HybridKit: a synchronous XMLHttpRequest cannot send a ' + kind + ' body to an intercepted page; ' +
+            'make the request asynchronous', 'InvalidAccessError');
+        }
+        st.phase = 'sent';
+        if (st.plan.mode === 'store') return orig.send.apply(this, arguments);
+        // Engine-safe bodies ride on the proxy request itself, so synchronous requests keep working.
+        const type = authorType ? authorType[1] : defaultTypeSync(body, kind);
+        return sendProxied(this, st, kind === 'none' ? null : body, null, type);
+      }
+      st.phase = 'uploading';
+      st.controller = new win.AbortController();
+      const xhr = this;
+      // send() fires these before it returns, so an abort() right after it sees them first, as in the engine.
+      let total = kind === 'blob' ? body.size : kind === 'buffer' || kind === 'view' ? body.byteLength : 0;
+      progress(xhr, 'loadstart', 0, 0);
+      progress(xhr.upload, 'loadstart', 0, total);
+      st.swallowLoadstart = true;
+      (async () => {
+        try {
+          const { blob, type } = await serialize(body, kind);
+          total = blob.size;
+          const sentType = authorType ? authorType[1] : type;
+          const id = await upload(blob, sentType, st.controller.signal,
+            (loaded) => { if (loaded < total) progress(xhr.upload, 'progress', loaded, total); },
+            (newID) => { st.bodyID = newID; });
+          if (st.phase !== 'uploading') return discard(id);
+          progress(xhr.upload, 'progress', total, total);
+          progress(xhr.upload, 'load', total, total);
+          progress(xhr.upload, 'loadend', total, total);
+          st.phase = 'sent';
+          if (st.plan.mode === 'proxy') return sendProxied(xhr, st, null, id, sentType);
+          orig.setRequestHeader.call(xhr, BODY_HEADER, id);
+          if (!authorType && sentType) orig.setRequestHeader.call(xhr, 'Content-Type', sentType);
+          orig.send.call(xhr, null);
+        } catch (error) {
+          if (st.phase !== 'uploading') return;
+          st.phase = 'failed';
+          clearTimeout(st.timer);
+          discard(st.bodyID);
+          if (error instanceof HookError) win.console.error('HybridKit: ' + error.message);
+          finishEarly(xhr, 'error', total, 4);
+        }
+      })();
+      return undefined;
+    };
+
+    // The events the engine fires when a request ends before its response (abort, error, timeout), for a
+    // request still in its upload phase. readyState is DONE for the events, `after` once they are out.
+    function finishEarly(xhr, type, total, after) {
+      let readyState = 4;
+      override(xhr, 'readyState', () => readyState);
+      xhr.dispatchEvent(new win.Event('readystatechange'));
+      progress(xhr.upload, type, 0, total);
+      progress(xhr.upload, 'loadend', 0, total);
+      progress(xhr, type, 0, 0);
+      progress(xhr, 'loadend', 0, 0);
+      readyState = after;
+    }
+
+    xhrProto.abort = function () {
+      const st = xhrState.get(this);
+      if (st && st.phase === 'uploading') {
+        st.phase = 'aborted';
+        clearTimeout(st.timer);
+        st.controller.abort();
+        discard(st.bodyID);
+        finishEarly(this, 'abort', 0, 0);
+        return undefined;
+      }
+      return orig.abort.apply(this, arguments);
+    };
+
+    function defaultTypeSync(body, kind) {
+      if (kind === 'string' || kind === 'other') return 'text/plain;charset=UTF-8';
+      if (kind === 'params') return 'application/x-www-form-urlencoded;charset=UTF-8';
+      if (kind === 'document') {
+        return tagOf(body) === '[object HTMLDocument]' ? 'text/html;charset=UTF-8' : 'application/xml;charset=UTF-8';
+      }
+      return null; // buffers carry none; string-only FormData: the proxy request's own multipart type is used
+    }
+
+    function sendProxied(xhr, st, inlineBody, bodyID, type) {
+      const headers = st.headers.filter((h) => h[0].toLowerCase() !== 'content-type');
+      if (type) headers.push(['Content-Type', type]);
+      const descriptor = {
+        url: st.plan.url, method: st.method, headers, bodyID,
+        credentials: xhr.withCredentials ? 'include' : 'same-origin', redirect: 'follow', firstParty: pageURL,
+        inlineType: !type && inlineBody !== null,
+      };
+      orig.setRequestHeader.call(xhr, PROXY_HEADER, descriptorHeader(descriptor));
+      st.phase = 'sent';
+      return orig.send.call(xhr, inlineBody);
+    }
+
+    // Timeouts of hooked requests are kept here: they must cover the upload, and WebKit does not time out
+    // requests to a custom scheme at all. The timer runs from send(), as the spec says.
+    const timeoutDescriptor = Object.getOwnPropertyDescriptor(xhrProto, 'timeout');
+    if (timeoutDescriptor && timeoutDescriptor.set) {
+      Object.defineProperty(xhrProto, 'timeout', {
+        configurable: true,
+        enumerable: timeoutDescriptor.enumerable,
+        get() { return timeoutDescriptor.get.call(this); },
+        set(value) {
+          timeoutDescriptor.set.call(this, value);
+          const st = xhrState.get(this);
+          if (st && (st.phase === 'uploading' || st.phase === 'sent')) startTimer(this, st);
+        },
+      });
+    }
+
+    function startTimer(xhr, st) {
+      clearTimeout(st.timer);
+      const timeout = xhr.timeout;
+      if (!st.plan || !st.async || !(timeout > 0)) return;
+      st.timer = setTimeout(() => timeOut(xhr, st), Math.max(0, timeout - (Date.now() - st.started)));
+    }
+
+    function timeOut(xhr, st) {
+      if (st.phase === 'uploading') {
+        st.phase = 'timedout';
+        st.controller.abort();
+        discard(st.bodyID);
+        finishEarly(xhr, 'timeout', 0, 4);
+      } else if (st.phase === 'sent' && xhr.readyState !== 4) {
+        // The engine's abort() fires the right sequence; its abort events are renamed timeout on the way.
+        st.phase = 'timedout';
+        st.renameAbort = true;
+        orig.abort.call(xhr);
+        st.renameAbort = false;
+        override(xhr, 'readyState', () => 4);
+      }
+    }
+
+    const sendWithTimer = xhrProto.send;
+    xhrProto.send = function () {
+      const result = sendWithTimer.apply(this, arguments);
+      const st = xhrState.get(this);
+      if (st && (st.phase === 'uploading' || st.phase === 'sent')) startTimer(this, st);
+      return result;
+    };
+
+    // ---- fetch ----
+    win.fetch = function (input, init) {
+      const isRequest = tagOf(input) === '[object Request]';
+      const plan = planFor(isRequest ? input.url : String(input));
+      if (!plan) return origFetch.apply(this, arguments);
+      let body = init && 'body' in init ? init.body : undefined;
+      let kind = kindOf(body);
+      if (isRequest && kind === 'none' && input.body !== null && !(init && 'body' in init)) kind = 'request';
+      if (plan.mode === 'store' && !needsStore(kind, body)) return origFetch.apply(this, arguments);
+      return fetchHooked(input, init, plan, body, kind);
+    };
+
+    async function fetchHooked(input, init, plan, body, kind) {
+      let request;
+      const aside = kind === 'stream' || kind === 'blob' || (kind === 'formdata' && formHasFiles(body));
+      if (aside) {
+        // The engine neither streams uploads nor reads back Blob or file-holding FormData bodies: keep it aside.
+        const rest = Object.assign({}, init);
+        delete rest.body;
+        delete rest.duplex;
+        request = new win.Request(input, rest);
+      } else {
+        request = new win.Request(input, init);
+      }
+      const method = request.method.toUpperCase();
+      let blob = null;
+      let type = request.headers.get('Content-Type');
+      if (method !== 'GET' && method !== 'HEAD') {
+        if (aside) {
+          const serialized = await serialize(body, kind);
+          blob = serialized.blob;
+          if (!type) type = serialized.type;
+        } else if (request.body !== null) {
+          blob = await request.blob();
+        }
+      }
+      const signal = request.signal;
+      const headers = [];
+      request.headers.forEach((value, name) => { if (name !== 'content-type') headers.push([name, value]); });
+      if (type) headers.push(['Content-Type', type]);
+      let bodyID = null;
+      let inline = null;
+      const storeIt = blob && (plan.mode === 'store' || blob.size > config.chunkBytes);
+      if (storeIt) {
+        let pending = null;
+        try {
+          bodyID = await upload(blob, type, signal, () => {}, (id) => { pending = id; });
+        } catch (error) {
+          discard(pending);
+          if (signal.aborted) throw signal.reason !== undefined ? signal.reason : new win.DOMException('Aborted', 'AbortError');
+          throw new TypeError('HybridKit: ' + (error && error.message || error));
+        }
+      } else if (blob) {
+        inline = await blob.arrayBuffer();
+      }
+      if (plan.mode === 'store') {
+        const sent = new win.Headers();
+        headers.forEach(([name, value]) => sent.append(name, value));
+        sent.set(BODY_HEADER, bodyID);
+        return origFetch.call(win, request.url, {
+          method, headers: sent, signal, credentials: request.credentials, cache: request.cache,
+          redirect: request.redirect, referrer: request.referrer, referrerPolicy: request.referrerPolicy,
+          integrity: request.integrity, keepalive: request.keepalive, mode: request.mode,
+        });
+      }
+      const descriptor = {
+        url: plan.url, method, headers, bodyID, credentials: request.credentials, redirect: request.redirect,
+        firstParty: pageURL,
+      };
+      const response = await origFetch.call(win, reserved('proxy'), {
+        method: 'POST', headers: { [PROXY_HEADER]: descriptorHeader(descriptor) }, body: inline, signal,
+        cache: 'no-store',
+      });
+      if (response.headers.get('X-Hybrid-Proxy-Error')) {
+        const answer = await response.json().catch(() => ({}));
+        throw new TypeError('HybridKit proxy: ' + (answer.error || 'refused'));
+      }
+      const finalURL = decodeURIComponent(response.headers.get('X-Hybrid-Final-URL') || '') || plan.url;
+      const redirected = response.headers.get('X-Hybrid-Redirected') === '1';
+      const visible = new win.Headers();
+      response.headers.forEach((value, name) => { if (!INTERNAL.test(name)) visible.append(name, value); });
+      const nullBody = [101, 103, 204, 205, 304].includes(response.status) || method === 'HEAD';
+      const result = new win.Response(nullBody ? null : response.body, {
+        status: response.status, statusText: response.statusText, headers: visible,
+      });
+      Object.defineProperty(result, 'url', { value: finalURL });
+      Object.defineProperty(result, 'redirected', { value: redirected });
+      return result;
+    }
+
+    // ---- navigator.sendBeacon ----
+    if (orig.beacon) {
+      win.navigator.sendBeacon = function (url, data) {
+        const plan = planFor(url);
+        const kind = kindOf(data);
+        if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) return orig.beacon.apply(this, arguments);
+        if (kind === 'blob' && data.size > 65536) return false; // the beacon quota, as the engine applies it
+        (async () => {
+          const { blob, type } = await serialize(data, kind);
+          const init = { method: 'POST', keepalive: true, credentials: 'include' };
+          if (blob) {
+            init.body = blob;
+            if (type) init.headers = { 'Content-Type': type };
+          }
+          await win.fetch(plan.url, init);
+        })().catch((error) => win.console.error('HybridKit: beacon failed: ' + (error && error.message || error)));
+        return true;
+      };
+    }
+
+    // ---- POST <form> submission with files into an intercepted page ----
+    function submitHooked(form, submitter) {
+      const method = (submitter && submitter.getAttribute('formmethod')) || form.method;
+      if (String(method).toLowerCase() !== 'post') return false;
+      const action = submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action;
+      const plan = planFor(action);
+      if (!plan || plan.mode !== 'store') return false;
+      const data = submitter ? new win.FormData(form, submitter) : new win.FormData(form);
+      const enctype = ((submitter && submitter.getAttribute('formenctype')) || form.enctype).toLowerCase();
+      if (enctype !== 'multipart/form-data' || !formHasFiles(data)) return false;
+      (async () => {
+        const { blob, type } = await serialize(data, 'formdata');
+        const id = await upload(blob, type, undefined, () => {}, () => {});
+        const target = new URL(plan.url);
+        target.searchParams.append('__hybrid_body', id);
+        const carrier = win.document.createElement('form');
+        carrier.method = 'post';
+        carrier.action = target.href;
+        carrier.target = (submitter && submitter.getAttribute('formtarget')) || form.target;
+        carrier.style.display = 'none';
+        win.document.body.appendChild(carrier);
+        orig.submit.call(carrier);
+      })().catch((error) => win.console.error('HybridKit: form submission failed: ' + (error && error.message || error)));
+      return true;
+    }
+
+    win.addEventListener('submit', (event) => {
+      if (event.defaultPrevented) return;
+      if (submitHooked(event.target, event.submitter)) event.preventDefault();
+    });
+
+    win.HTMLFormElement.prototype.submit = function () {
+      if (!submitHooked(this, null)) return orig.submit.apply(this, arguments);
+      return undefined;
+    };
+
+    // ---- realms made by this page (same-origin iframes, about:blank included) ----
+    for (const Element of [win.HTMLIFrameElement, win.HTMLFrameElement, win.HTMLObjectElement]) {
+      if (!Element) continue;
+      for (const name of ['contentWindow', 'contentDocument']) {
+        const descriptor = Object.getOwnPropertyDescriptor(Element.prototype, name);
+        if (!descriptor || !descriptor.get) continue;
+        Object.defineProperty(Element.prototype, name, {
+          configurable: true,
+          enumerable: descriptor.enumerable,
+          get() {
+            const value = descriptor.get.call(this);
+            const child = name === 'contentWindow' ? value : value && value.defaultView;
+            if (child) install(child, pageURL);
+            return value;
+          },
+        });
+      }
+    }
+    const openWindow = win.open;
+    win.open = function () {
+      const child = openWindow.apply(this, arguments);
+      if (child) install(child, pageURL);
+      return child;
+    };
+  }
+
+  install(window, null);
+})(__HYBRID_REQUEST_CONFIG__);

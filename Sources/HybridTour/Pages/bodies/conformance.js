@@ -1,0 +1,210 @@
+// Request-body conformance cases. The same page runs hooked (on the custom scheme) and unhooked (on the loopback
+// http origin); the native test compares what each run reports. Results land in window.results[key] as JSON.
+(function () {
+  'use strict';
+  const bytes = (n, seed) => {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = (i * 31 + seed + (i >> 8)) & 255;
+    return out;
+  };
+  const big = bytes(600 * 1024, 7);
+  const text = 'héllo wörld ✓ 🚀 ' + 'x'.repeat(1000);
+
+  // Each case: a fresh body and the bytes the server must see (null: multipart, compared part by part).
+  const bodies = {
+    none: () => ({ body: undefined, expect: new Uint8Array(0), method: 'GET' }),
+    string: () => ({ body: text, expect: new TextEncoder().encode(text) }),
+    urlsearchparams: () => {
+      const p = new URLSearchParams({ a: '1', b: 'ü & = +', c: 'x y' });
+      return { body: p, expect: new TextEncoder().encode(p.toString()) };
+    },
+    formdata_text: () => {
+      const f = new FormData();
+      f.append('name', 'Zoë');
+      f.append('note', 'a "quoted" value');
+      return { body: f, expect: null };
+    },
+    formdata_files: () => {
+      const f = new FormData();
+      f.append('name', 'Zoë');
+      f.append('file', new File([bytes(70000, 3)], 'photo "1".png', { type: 'image/png' }));
+      f.append('blob', new Blob([bytes(5000, 9)]));
+      return { body: f, expect: null };
+    },
+    blob: () => ({ body: new Blob([big], { type: 'application/x-test' }), expect: big }),
+    blob_untyped: () => ({ body: new Blob([big.subarray(0, 1000)]), expect: big.subarray(0, 1000) }),
+    file: () => ({ body: new File([big.subarray(0, 3000)], 'a.bin', { type: 'image/png' }), expect: big.subarray(0, 3000) }),
+    arraybuffer: () => ({ body: big.slice(0, 4096).buffer, expect: big.subarray(0, 4096) }),
+    typedarray: () => {
+      const view = new Uint16Array(big.buffer, 2, 500);
+      return { body: view, expect: big.subarray(2, 1002) };
+    },
+    dataview: () => ({ body: new DataView(big.buffer, 3, 777), expect: big.subarray(3, 780) }),
+    readablestream: () => {
+      const chunks = [big.subarray(0, 100000), big.subarray(100000, 250000)];
+      const body = new ReadableStream({
+        start(controller) { chunks.forEach((c) => controller.enqueue(c)); controller.close(); },
+      });
+      return { body, expect: big.subarray(0, 250000), stream: true };
+    },
+    request: () => ({ body: new Blob([big.subarray(0, 9000)], { type: 'text/x-request' }), expect: big.subarray(0, 9000), asRequest: true }),
+  };
+
+  async function sha(data) {
+    const digest = await crypto.subtle.digest('SHA-256', data);
+    return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+
+  function compact(events) {
+    return events.filter((e, i) => e !== events[i - 1]);
+  }
+
+  function xhrRequest(options) {
+    return new Promise((resolve) => {
+      const xhr = new XMLHttpRequest();
+      const events = [];
+      const log = (prefix) => (e) => events.push(prefix + e.type + (e.type === 'readystatechange' ? xhr.readyState : ''));
+      for (const type of ['loadstart', 'progress', 'load', 'error', 'abort', 'timeout', 'loadend']) {
+        xhr.addEventListener(type, log(''));
+        xhr.upload.addEventListener(type, log('upload.'));
+      }
+      xhr.onreadystatechange = log('');
+      xhr.open(options.method, options.url, options.sync !== true);
+      if (options.header) xhr.setRequestHeader('X-Test', options.header);
+      if (options.contentType) xhr.setRequestHeader('Content-Type', options.contentType);
+      if (options.responseType) xhr.responseType = options.responseType;
+      if (options.timeout) xhr.timeout = options.timeout;
+      if (options.credentials) xhr.withCredentials = true;
+      const done = () => {
+        let response = null;
+        try {
+          if (!xhr.responseType || xhr.responseType === 'text') response = xhr.responseText;
+          else if (xhr.responseType === 'json') response = xhr.response;
+          else if (xhr.responseType === 'arraybuffer') response = xhr.response ? 'arraybuffer:' + xhr.response.byteLength : null;
+          else if (xhr.responseType === 'blob') response = xhr.response ? 'blob:' + xhr.response.size + ':' + xhr.response.type : null;
+          else if (xhr.responseType === 'document') response = xhr.response ? 'document:' + xhr.response.title : null;
+        } catch (e) { response = 'error:' + e.name; }
+        const all = xhr.getAllResponseHeaders();
+        resolve({
+          status: xhr.status, statusText: xhr.statusText, readyState: xhr.readyState,
+          events: compact(events), response, responseURL: xhr.responseURL,
+          echoHeader: xhr.getResponseHeader('X-Echo'), internalHeaders: /x-hybrid/i.test(all),
+        });
+      };
+      xhr.addEventListener('loadend', () => setTimeout(done, 0));
+      try {
+        xhr.send(options.body);
+      } catch (e) {
+        resolve({ thrown: e.name + ': ' + e.message, events: compact(events) });
+        return;
+      }
+      if (options.sync) done();
+      if (options.abort) xhr.abort();
+    });
+  }
+
+  async function fetchRequest(options) {
+    const controller = new AbortController();
+    const init = { method: options.method, headers: {}, signal: options.timeout ? AbortSignal.timeout(options.timeout) : controller.signal };
+    if (options.header) init.headers['X-Test'] = options.header;
+    if (options.contentType) init.headers['Content-Type'] = options.contentType;
+    if (options.credentials) init.credentials = 'include';
+    let input = options.url;
+    if (options.asRequest) {
+      input = new Request(options.url, { method: options.method, body: options.body, headers: init.headers });
+    } else if (options.body !== undefined) {
+      init.body = options.body;
+      if (options.stream) init.duplex = 'half';
+    }
+    try {
+      const pending = fetch(input, init);
+      if (options.abort) controller.abort();
+      const res = await pending;
+      let response;
+      if (options.readAs === 'stream') {
+        const reader = res.body.getReader();
+        let total = 0;
+        for (;;) { const { done, value } = await reader.read(); if (done) break; total += value.byteLength; }
+        response = 'stream:' + total;
+      } else {
+        response = await res.text();
+      }
+      return {
+        status: res.status, statusText: res.statusText, url: res.url, redirected: res.redirected, response,
+        echoHeader: res.headers.get('X-Echo'), internalHeaders: [...res.headers.keys()].some((k) => /x-hybrid/i.test(k)),
+      };
+    } catch (e) {
+      return { thrown: e.name };
+    }
+  }
+
+  // Runs one body case through one API against `base` (the origin serving this page).
+  async function runBody(name, api) {
+    const made = bodies[name]();
+    const method = made.method || 'POST';
+    const options = { method, url: '/echo', body: made.body, header: 'conformance', stream: made.stream, asRequest: made.asRequest };
+    if (api === 'xhr' && (made.stream || made.asRequest)) return { skipped: 'no such body for XMLHttpRequest' };
+    const expected = made.expect ? await sha(made.expect) : null;
+    const result = api === 'xhr' ? await xhrRequest(options) : await fetchRequest(options);
+    if (typeof result.response === 'string' && result.response.startsWith('{')) {
+      result.echo = JSON.parse(result.response);
+      delete result.response;
+    }
+    result.expectedSHA = expected;
+    return result;
+  }
+
+  const scenarios = {
+    abort: (api) => (api === 'xhr' ? xhrRequest : fetchRequest)({ method: 'POST', url: '/echo', body: bodies.blob().body, abort: true }),
+    timeout: (api) => (api === 'xhr' ? xhrRequest : fetchRequest)({ method: 'POST', url: '/slow', body: bodies.blob().body, timeout: 700 }),
+    json: () => xhrRequest({ method: 'POST', url: '/echo', body: bodies.file().body, responseType: 'json' }),
+    arraybuffer: () => xhrRequest({ method: 'POST', url: '/echo', body: bodies.file().body, responseType: 'arraybuffer' }),
+    blobResponse: () => xhrRequest({ method: 'POST', url: '/echo', body: bodies.file().body, responseType: 'blob' }),
+    document: () => xhrRequest({ method: 'GET', url: location.pathname, responseType: 'document' }),
+    redirect307: (api) => runWith(api, { method: 'POST', url: '/redirect/307', body: bodies.blob_untyped().body }),
+    redirect303: (api) => runWith(api, { method: 'POST', url: '/redirect/303', body: bodies.blob_untyped().body }),
+    status404: (api) => runWith(api, { method: 'GET', url: '/status/404' }),
+    stream: () => fetchRequest({ method: 'POST', url: '/echo', body: bodies.blob().body, readAs: 'stream' }),
+    sync: () => xhrRequest({ method: 'POST', url: '/echo', body: bodies.file().body, sync: true }),
+    syncString: () => xhrRequest({ method: 'POST', url: '/echo', body: 'sync', sync: true }),
+    credentials: (api) => runWith(api, { method: 'POST', url: '/echo', body: bodies.file().body, credentials: true }),
+    authorType: (api) => runWith(api, { method: 'POST', url: '/echo', body: bodies.blob().body, contentType: 'application/x-author' }),
+  };
+
+  async function runWith(api, options) {
+    const result = await (api === 'xhr' ? xhrRequest(options) : fetchRequest(options));
+    if (typeof result.response === 'string' && result.response.startsWith('{')) {
+      result.echo = JSON.parse(result.response);
+      delete result.response;
+    }
+    return result;
+  }
+
+  window.results = {};
+  window.conformance = {
+    bodies: Object.keys(bodies),
+    scenarios: Object.keys(scenarios),
+    start(key, kind, name, api) {
+      window.results[key] = null;
+      const run = kind === 'body' ? runBody(name, api) : scenarios[name](api);
+      run.then((r) => { window.results[key] = JSON.stringify(r); },
+        (e) => { window.results[key] = JSON.stringify({ harnessError: String(e && e.stack || e) }); });
+    },
+    // Many small hooked POSTs in sequence (the 10,000-request leak check).
+    async many(count, size) {
+      const body = new Blob([bytes(size, 1)]);
+      let ok = 0;
+      for (let i = 0; i < count; i++) {
+        const res = await fetch('/echo', { method: 'POST', body });
+        if (res.ok) { await res.arrayBuffer(); ok++; }
+      }
+      return ok;
+    },
+  };
+  // An iframe asked to run a case by its URL posts the result to its parent (cross-origin frames included).
+  const auto = new URLSearchParams(location.search).get('auto');
+  if (auto) {
+    const [name, api] = auto.split(':');
+    runBody(name, api).then((r) => parent.postMessage({ frame: location.href, result: JSON.stringify(r) }, '*'));
+  }
+})();
