@@ -11,6 +11,7 @@ let package = Package(
         // Loaded by WebKitGTK's web processes (dlopen), never linked: see Sources/HybridWebExtension.
         .library(name: "HybridWebExtension", type: .dynamic, targets: ["HybridWebExtension"]),
         .library(name: "HybridCookies", targets: ["HybridCookies"]),
+        .library(name: "HybridCookieSync", targets: ["HybridCookieSync"]),
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
         .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
@@ -65,6 +66,7 @@ let package = Package(
             name: "HybridTour",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
+                "HybridCookies",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -87,11 +89,13 @@ let package = Package(
                 "HybridContainer", "HybridContainerGTK",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
+                // The jar synced with the engine, the scheme handler's fetches and document.cookie.
+                "HybridCookies", "HybridCookieSync",
                 // Extra routes (redirects) on the loopback origin.
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
-        // RFC 6265 cookie jar (Foundation only), not yet synced with the engine.
+        // RFC 6265 cookie jar (Foundation only); HybridCookieSync keeps everything else in sync with it.
         .target(
             name: "HybridCookies",
             resources: [
@@ -102,6 +106,14 @@ let package = Package(
         // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
         .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
         .testTarget(name: "HybridCookiesTests", dependencies: ["HybridCookies", "cookie-writer", "hybrid"]),
+        // The jar as the source of truth: the HTTPCookieHandling seam, engine cookie store sync, the
+        // document.cookie shim for custom-scheme pages, and the HTTPCookieStorage adapter.
+        .target(
+            name: "HybridCookieSync",
+            dependencies: ["HybridCore", "HybridCookies"],
+            resources: [.copy("Resources/js")]
+        ),
+        .testTarget(name: "HybridCookieSyncTests", dependencies: ["HybridCookieSync", "HybridCookies", "HybridCore"]),
         // Offline packages: format, signing, installer, store, resolver (see docs/package-format.md).
         .target(
             name: "HybridPackages",
@@ -124,10 +136,11 @@ let package = Package(
         // FoundationNetworking (libcurl on Linux) and apps with their own networking need not link it.
         .target(name: "HybridPackagesHTTP", dependencies: ["HybridPackages"]),
         // Serves active packages to the engine through a custom scheme, with a network fallback (engine-free).
+        // HybridCookies only for its Set-Cookie splitter: URLSession on Linux joins repeated headers with ", ".
         .target(
             name: "HybridOffline",
             dependencies: [
-                "HybridCore", "HybridPackages",
+                "HybridCore", "HybridPackages", "HybridCookies",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]

@@ -1,4 +1,5 @@
 import Foundation
+import HybridCookies
 import HybridCore
 import Synchronization
 
@@ -9,20 +10,25 @@ import Synchronization
 /// The default ``NetworkFetching``: URLSession, streaming each response to the task as data arrives.
 ///
 /// Redirects are followed by URLSession itself unless the fetch asks otherwise (main documents, which the handler
-/// moves to the final URL); the task sees the final response. The session
-/// keeps no cookies and no cache of its own: the engine's cookie store is not synced with it yet (a later issue),
-/// and caching is the page's and the server's business through the headers passed through.
+/// moves to the final URL); the task sees the final response. The session keeps no cookies and no cache of its
+/// own: with a cookie handler (the jar), each hop — the first request and every redirect, across hosts — carries
+/// the handler's `Cookie` header for its own URL, and every `Set-Cookie` (redirect responses included) goes to the
+/// handler; `Set-Cookie` never reaches the engine. Caching is the page's and the server's business through the
+/// headers passed through.
 public final class URLSessionNetworkFetcher: NetworkFetching {
     private let session: URLSession
     private let sinks: SinkRegistry
 
-    public init(timeout: TimeInterval = 60) {
+    /// - Parameter cookies: where cookies come from and go to; nil sends none and drops what servers set.
+    public init(timeout: TimeInterval = 60, cookies: (any HTTPCookieHandling)? = nil) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
+        // The handler is the only cookie store: URLSession must neither add cookies of its own nor keep any.
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
         configuration.urlCache = nil
-        sinks = SinkRegistry()
+        sinks = SinkRegistry(cookies: cookies)
         session = URLSession(configuration: configuration, delegate: sinks, delegateQueue: nil)
     }
 
@@ -38,9 +44,10 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         urlRequest.httpBody = request.body
-        for (name, value) in request.headers {
+        for (name, value) in request.headers where name.caseInsensitiveCompare("Cookie") != .orderedSame {
             urlRequest.addValue(value, forHTTPHeaderField: name)
         }
+        sinks.attachCookies(to: &urlRequest)
         let task = session.dataTask(with: urlRequest)
         sinks.add(task.taskIdentifier, SinkRegistry.Sink(events: events, followsRedirects: followRedirects))
         task.resume()
@@ -62,6 +69,36 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let sinks = Mutex<[Int: Sink]>([:])
+    private let cookies: (any HTTPCookieHandling)?
+
+    init(cookies: (any HTTPCookieHandling)?) {
+        self.cookies = cookies
+    }
+
+    /// Sets the request's `Cookie` header to the handler's answer for its URL, replacing whatever it had (a
+    /// redirect's new request inherits the previous hop's headers, which belong to another URL).
+    func attachCookies(to request: inout URLRequest) {
+        guard let cookies, let url = request.url else { return }
+        request.setValue(nil, forHTTPHeaderField: "Cookie")
+        if let header = cookies.cookieHeader(
+            for: url, firstParty: nil, method: request.httpMethod ?? "GET", includeHTTPOnly: true)
+        {
+            request.setValue(header, forHTTPHeaderField: "Cookie")
+        }
+    }
+
+    /// Hands the response's `Set-Cookie` values to the handler.
+    private func storeCookies(of response: URLResponse) {
+        guard let cookies, let http = response as? HTTPURLResponse, let url = http.url else { return }
+        // Foundation joins repeated headers with ", "; the splitter keeps the comma inside Expires.
+        let values = http.allHeaderFields.compactMap { key, value -> String? in
+            guard let name = key as? String, name.caseInsensitiveCompare("Set-Cookie") == .orderedSame else {
+                return nil
+            }
+            return value as? String
+        }.flatMap(SetCookieHeaderSplitter.split)
+        cookies.storeSetCookies(values, from: url, firstParty: nil)
+    }
 
     func add(_ id: Int, _ sink: Sink) {
         sinks.withLock { $0[id] = sink }
@@ -73,15 +110,25 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
-        // nil keeps the 3xx as the task's response: it is delivered with its Location like any other answer.
+        // nil keeps the 3xx as the task's response: it is delivered with its Location like any other answer
+        // (and its cookies are stored then).
         let follows = sinks.withLock { $0[task.taskIdentifier]?.followsRedirects } ?? true
-        completionHandler(follows ? request : nil)
+        guard follows else {
+            completionHandler(nil)
+            return
+        }
+        // The redirect's cookies first: the next hop may be the one that needs them.
+        storeCookies(of: response)
+        var next = request
+        attachCookies(to: &next)
+        completionHandler(next)
     }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
+        storeCookies(of: response)
         sink(dataTask.taskIdentifier)?(.response(Self.schemeResponse(response)))
         completionHandler(.allow)
     }
@@ -109,6 +156,9 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
             switch name.lowercased() {
             case "content-encoding", "transfer-encoding": encoded = true
             case "content-length": continue
+            // The jar has them; the engine does not keep cookies for custom schemes, and page script must not
+            // read them (HttpOnly) from response headers.
+            case "set-cookie", "set-cookie2": continue
             default: headers[name] = value
             }
         }

@@ -6,18 +6,22 @@ import Logging
 /// the tests. Runs until ``stop()`` (or the process ends).
 public final class LoopbackServer: Sendable {
     public let port: Int
+    /// The loopback address it listens on (127.0.0.1 unless asked for another, e.g. 127.0.0.2 as a second host).
+    public let host: String
     private let task: Task<Void, any Error>
 
-    public var origin: String { "http://127.0.0.1:\(port)" }
+    public var origin: String { "http://\(host):\(port)" }
 
-    private init(port: Int, task: Task<Void, any Error>) {
+    private init(port: Int, host: String, task: Task<Void, any Error>) {
         self.port = port
+        self.host = host
         self.task = task
     }
 
     /// Serves the files under `root`, with extra routes added by `configure`.
     public static func start(
-        serving root: URL, configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
+        serving root: URL, host: String = "127.0.0.1",
+        configure: @Sendable (Router<BasicRequestContext>) -> Void = { _ in }
     ) async throws -> LoopbackServer {
         let router = Router()
         router.middlewares.add(FileMiddleware(root.path, searchForIndexHtml: true))
@@ -27,7 +31,7 @@ public final class LoopbackServer: Sendable {
         let (ports, portSink) = AsyncStream<Int>.makeStream()
         let app = Application(
             router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            configuration: .init(address: .hostname(host, port: 0)),
             onServerRunning: { channel in
                 portSink.yield(channel.localAddress?.port ?? 0)
                 portSink.finish()
@@ -39,7 +43,7 @@ public final class LoopbackServer: Sendable {
             task.cancel()
             throw LoopbackServerError.didNotStart
         }
-        return LoopbackServer(port: port, task: task)
+        return LoopbackServer(port: port, host: host, task: task)
     }
 
     public func stop() { task.cancel() }

@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks. Each figure is printed next to a baseline measured in the same run.",
         discussion: "Build with -c release for meaningful numbers: swift run -c release hybrid bench bridge",
-        subcommands: [BridgeBench.self, PackagesBench.self, ContainerBench.self])
+        subcommands: [BridgeBench.self, PackagesBench.self, ContainerBench.self, CookiesBench.self])
 
     struct Output: ParsableArguments {
         @Flag(name: .long, help: "Print one JSON object per figure instead of a table.")
@@ -113,6 +113,37 @@ struct BenchCommand: AsyncParsableCommand {
                 options.progress = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
             }
             output.print(try await ContainerBenchmark.run(options))
+        }
+    }
+
+    struct CookiesBench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "cookies",
+            abstract: "Cookie-for-URL lookups: the HybridKit jar vs Foundation's HTTPCookieStorage, same cookies.",
+            discussion: """
+                10,000 cookies over 1,000 domains by default; each lookup builds the Cookie header for one site's URL.
+                Target: ≥ 10× HTTPCookieStorage's lookups per second.
+                """)
+
+        @OptionGroup var output: Output
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Registrable domains.") var domains = 1000
+        @Option(help: "Cookies per domain.") var cookiesPerDomain = 10
+        @Option(help: "Measuring time per side, in seconds.") var seconds = 2.0
+
+        func validate() throws {
+            guard domains > 0, cookiesPerDomain > 0, seconds > 0 else {
+                throw ValidationError("counts and seconds must be positive")
+            }
+        }
+
+        func run() throws {
+            global.bootstrapLogging()
+            var options = CookiesBenchmark.Options()
+            options.domains = domains
+            options.cookiesPerDomain = cookiesPerDomain
+            options.seconds = seconds
+            output.print(try CookiesBenchmark.run(options))
         }
     }
 }

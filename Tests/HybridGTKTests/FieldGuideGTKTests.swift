@@ -41,7 +41,8 @@ import Testing
         #expect(replaced.view.customUserAgent == "ShopBot/9 (hybrid)")
     }
 
-    @Test @GTKActor func websiteDataIsClearedByType() async throws {
+    // Clears every cookie of the engine store all web views share: not while the cookie sync tests use it.
+    @Test(.engineCookieStoreExclusive) @GTKActor func websiteDataIsClearedByType() async throws {
         let rig = try await PolicyTestRig(files: ["store.html": "<title>store</title>"])
         defer { rig.close() }
         let page = try rig.url("/store.html")
