@@ -153,7 +153,8 @@ let package = Package(
         .target(
             name: "HybridContainer",
             dependencies: [
-                "HybridCore", "HybridOffline", "HybridPackages", .product(name: "Logging", package: "swift-log"),
+                "HybridCore", "HybridOffline", "HybridPackages", "HybridInterception", "HybridCookieSync",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The WebKitGTK factory for the container.

@@ -63,7 +63,8 @@ public final class HybridContainer: @unchecked Sendable {
         let engine = handle.engine
         router = Router()
 
-        var assembly = PageAssembly(modules: configuration.modules, userScripts: configuration.userScripts)
+        var assembly = PageAssembly(
+            modules: configuration.modules, userScripts: configuration.userScripts, engine: engine)
         var fetcher: URLSessionNetworkFetcher?
         var packages: PackageSchemeHandler?
         if let serving = configuration.packages {

@@ -30,10 +30,15 @@ public struct PageAssembly: Sendable {
     /// Applied to every scheme handler once all features contributed, in the order added: lets a feature
     /// (say, body hooks) sit in front of whatever serves a scheme.
     public var schemeHandlerWrappers: [@Sendable (String, any SchemeHandler) -> any SchemeHandler]
+    /// The engine the page is being wired to, for what must run on its executor (``PackageSchemeHandler/hop(onExecutorOf:)``).
+    /// Handlers the engine keeps must not hold it strongly: that would be a cycle.
+    public let engine: (any WebEngine)?
 
     public init(
-        modules: [BridgeModule] = [], userScripts: [UserScript] = [], schemeHandlers: [String: any SchemeHandler] = [:]
+        modules: [BridgeModule] = [], userScripts: [UserScript] = [], schemeHandlers: [String: any SchemeHandler] = [:],
+        engine: (any WebEngine)? = nil
     ) {
+        self.engine = engine
         self.modules = modules
         self.userScripts = userScripts
         self.schemeHandlers = schemeHandlers
