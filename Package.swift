@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "HybridPackagesHTTP", targets: ["HybridPackagesHTTP"]),
         .library(name: "HybridOffline", targets: ["HybridOffline"]),
         .library(name: "HybridInterception", targets: ["HybridInterception"]),
+        .library(name: "HybridContainer", targets: ["HybridContainer"]),
+        .library(name: "HybridContainerGTK", targets: ["HybridContainerGTK"]),
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
         .library(name: "HybridConfig", targets: ["HybridConfig"]),
@@ -63,7 +65,8 @@ let package = Package(
         .target(
             name: "HybridTour",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridInterception",
+                "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
+                "HybridInterception",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -80,12 +83,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore"]),
+        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridContainer"]),
         .testTarget(
             name: "HybridGTKTests",
             dependencies: [
-                "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages", "HybridInterception",
-                "HybridNetwork",
+                "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                "HybridContainer", "HybridContainerGTK", "HybridInterception", "HybridNetwork",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
                 // Extra routes (redirects) on the loopback origin.
@@ -133,6 +136,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // One object per page: engine, bridge, packages and features wired together; pool; white-screen recovery.
+        // Engine-free: engines come from a WebEngineFactory.
+        .target(
+            name: "HybridContainer",
+            dependencies: [
+                "HybridCore", "HybridOffline", "HybridPackages", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The WebKitGTK factory for the container.
+        .target(name: "HybridContainerGTK", dependencies: ["HybridContainer", "HybridCore", "HybridGTK"]),
         .testTarget(name: "HybridOfflineTests", dependencies: ["HybridOffline", "HybridCore", "HybridPackages"]),
         // Request hooks (XHR, fetch, beacons, forms), the body store and the scheme handler that re-attaches
         // bodies or hands requests to native networking (engine-free).

@@ -16,6 +16,7 @@
         private var schemeBridges: [String: SchemeHandlerBridge] = [:]
         private var messageProxies: [String: MessageProxy] = [:]
         private weak var delegate: (any NavigationDelegate)?
+        weak var uiDelegateStorage: (any EngineUIDelegate)?
         private lazy var cookies = WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
 
         public init(
@@ -176,7 +177,9 @@
                 kind: Self.kind(navigationAction.navigationType),
                 isMainFrame: navigationAction.targetFrame?.isMainFrame ?? true,
                 opensNewWindow: navigationAction.targetFrame == nil)
-            decisionHandler(delegate?.decidePolicy(for: action) == .cancel ? .cancel : .allow)
+            let allowed = delegate?.decidePolicy(for: action) != .cancel
+            // `<a download>`: the action itself says so; the download then reaches `didBecome download`.
+            decisionHandler(allowed ? (navigationAction.shouldPerformDownload ? .download : .allow) : .cancel)
         }
 
         public func webView(
@@ -187,12 +190,28 @@
                 url: navigationResponse.response.url ?? URL(fileURLWithPath: "/"),
                 statusCode: (navigationResponse.response as? HTTPURLResponse)?.statusCode ?? 200,
                 mimeType: navigationResponse.response.mimeType, isMainFrame: navigationResponse.isForMainFrame,
-                canShowMIMEType: navigationResponse.canShowMIMEType)
+                canShowMIMEType: navigationResponse.canShowMIMEType,
+                headers: ((navigationResponse.response as? HTTPURLResponse)?.allHeaderFields ?? [:]).map {
+                    ("\($0.key)", "\($0.value)")
+                },
+                suggestedFilename: navigationResponse.response.suggestedFilename)
             switch delegate?.decidePolicy(for: response) ?? .allow {
             case .allow: decisionHandler(.allow)
             case .cancel: decisionHandler(.cancel)
             case .download: decisionHandler(.download)
             }
+        }
+
+        public func webView(
+            _ webView: WKWebView, navigationResponse: WKNavigationResponse, didBecome download: WKDownload
+        ) {
+            download.delegate = self
+        }
+
+        public func webView(
+            _ webView: WKWebView, navigationAction: WKNavigationAction, didBecome download: WKDownload
+        ) {
+            download.delegate = self
         }
 
         public func webView(_ webView: WKWebView, didStartProvisionalNavigation navigation: WKNavigation!) {

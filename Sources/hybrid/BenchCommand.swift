@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks. Each figure is printed next to a baseline measured in the same run.",
         discussion: "Build with -c release for meaningful numbers: swift run -c release hybrid bench bridge",
-        subcommands: [BridgeBench.self, PackagesBench.self, BodiesBench.self])
+        subcommands: [BridgeBench.self, PackagesBench.self, ContainerBench.self, BodiesBench.self])
 
     struct Output: ParsableArguments {
         @Flag(name: .long, help: "Print one JSON object per figure instead of a table.")
@@ -81,6 +81,38 @@ struct BenchCommand: AsyncParsableCommand {
                 options.progress = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
             }
             output.print(try await PackagesBenchmark.run(options))
+        }
+    }
+
+    struct ContainerBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "container",
+            abstract: "Containers: time to first paint from a pooled view vs a new one; memory of an idle pooled view.",
+            discussion: """
+                First paint is measured from the host asking for a page (container created) to the page's second
+                requestAnimationFrame callback posting to native (target: pooled ≤ 0.5× new). Memory is the proportional
+                set size (PSS) of this process and its WebKit processes per idle pooled view, next to a view showing
+                the page.
+                """)
+
+        @OptionGroup var output: Output
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Timed page opens per side.") var rounds = 10
+        @Option(help: "Views per side for the memory figure.") var memoryViews = 4
+
+        func validate() throws {
+            guard rounds > 0, memoryViews > 0 else { throw ValidationError("counts must be positive") }
+        }
+
+        func run() async throws {
+            global.bootstrapLogging()
+            var options = ContainerBenchmark.Options()
+            options.rounds = rounds
+            options.memoryViews = memoryViews
+            if global.verbose {
+                options.progress = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+            }
+            output.print(try await ContainerBenchmark.run(options))
         }
     }
 

@@ -6,10 +6,12 @@ import HybridTour
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Open the bundled demo page in WebKitGTK and tour the bridge, one pass/fail line per capability.",
+        abstract: "Tour HybridKit in WebKitGTK, one pass/fail line per capability.",
         discussion: """
-            Calls, typed errors, events, native→page handlers, WebViewJavascriptBridge compatibility,
-            same- and cross-origin iframes (the cross-origin frame comes from a loopback HTTP server).
+            The bridge page: calls, typed errors, events, native→page handlers, WebViewJavascriptBridge
+            compatibility, same- and cross-origin iframes (the cross-origin frame comes from a loopback HTTP server).
+            Then the container, driven from native code: a page from a package signed and installed on the spot,
+            a main-document redirect, recovery after the web process is killed, a pooled view reused clean.
             Exits with status 1 when any capability fails.
             """)
 
@@ -25,7 +27,7 @@ struct DemoCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         // With --verbose the tour ends with the counters and timers the library reported on its way.
         let metrics = global.verbose ? MetricsSummary.installed() : nil
-        let report = try await BridgeTour.run(screenshot: screenshot != nil, timeout: .seconds(timeout)) { line in
+        let report = try await DemoTour.run(screenshot: screenshot != nil, timeout: .seconds(timeout)) { line in
             print("\(line.passed ? "PASS" : "FAIL")  \(line.name) — \(line.detail)")
         }
         if let screenshot, let image = report.screenshot {

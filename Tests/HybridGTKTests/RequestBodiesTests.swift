@@ -132,13 +132,13 @@ import Testing
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }
         try await lab.load(lab.pageURL(.bodyByID))
-        let before = ProcessMemory.residentBytes() ?? 0
+        let before = HostMemory.residentBytes() ?? 0
         let huge = try await lab.run(
             """
             fetch('/echo', { method: 'POST', body: new Blob([new Uint8Array(200 * 1024 * 1024)]) })
               .then(() => 'sent', (e) => e.name + ': ' + e.message)
             """)
-        let after = ProcessMemory.residentBytes() ?? 0
+        let after = HostMemory.residentBytes() ?? 0
         #expect(huge.contains("TypeError") && huge.contains("limit"), "\(huge)")
         #expect(after - before < 32 << 20, "host grew by \(after - before) bytes")
         // An id uploaded by this origin, then used by another origin (a cross-origin page on the same scheme).
@@ -169,9 +169,9 @@ import Testing
         defer { lab.close() }
         try await lab.load(lab.pageURL(.bodyByID))
         #expect(try await lab.run("conformance.many(1000, 4096)", timeout: .seconds(300)) == "1000")
-        let warm = ProcessMemory.residentBytes() ?? 0
+        let warm = HostMemory.residentBytes() ?? 0
         #expect(try await lab.run("conformance.many(9000, 4096)", timeout: .seconds(900)) == "9000")
-        let end = ProcessMemory.residentBytes() ?? 0
+        let end = HostMemory.residentBytes() ?? 0
         print("10,000 hooked POSTs: RSS after 1,000 \(warm / 1024) KiB, after 10,000 \(end / 1024) KiB")
         #expect(lab.interception.handler.store.count == 0)
         #expect(lab.interception.handler.store.reservedBytes == 0)

@@ -1,15 +1,8 @@
 import Foundation
 import HybridPackages
+import HybridTour
 
 /// A package store under `root` with the files of `site` packed, signed with a fresh key and installed as 1.0.0.
 func installTestPackage(site: URL, id: String, serves: [String], in root: URL) throws -> PackageStore {
-    let keys = PackageKeyPair.generate()
-    let version = SemanticVersion(major: 1, minor: 0, patch: 0)
-    let zip = root.appendingPathComponent("\(id).zip")
-    try PackagePacker().pack(
-        directory: site, options: PackOptions(id: id, version: version, serves: serves), keyPair: keys, to: zip)
-    let store = try PackageStore(root: root.appendingPathComponent("store"), trustedKey: keys.verificationKey)
-    try PackageInstaller(store: store, trustedKey: keys.verificationKey, containerVersion: version)
-        .install(packageAt: zip)
-    return store
+    try DemoPackage.install(site: site, id: id, serves: serves, in: root)
 }

@@ -15,16 +15,19 @@ public struct NavigationAction: Sendable {
     /// The page asked for a new window (`target=_blank`, `window.open`).
     public var opensNewWindow: Bool
     public var isUserGesture: Bool
+    /// Whether ``isMainFrame`` is the engine's knowledge rather than a guess (false on WebKitGTK).
+    public var isMainFrameKnown: Bool
 
     public init(
         request: EngineRequest, kind: Kind = .other, isMainFrame: Bool = true, opensNewWindow: Bool = false,
-        isUserGesture: Bool = false
+        isUserGesture: Bool = false, isMainFrameKnown: Bool = true
     ) {
         self.request = request
         self.kind = kind
         self.isMainFrame = isMainFrame
         self.opensNewWindow = opensNewWindow
         self.isUserGesture = isUserGesture
+        self.isMainFrameKnown = isMainFrameKnown
     }
 }
 
@@ -37,13 +40,27 @@ public struct NavigationResponse: Sendable {
     public var mimeType: String?
     public var isMainFrame: Bool
     public var canShowMIMEType: Bool
+    /// Response header fields, in order (for `Content-Disposition`); empty when the engine does not give them.
+    public var headers: [(name: String, value: String)]
+    /// The engine's reading of `Content-Disposition`'s filename, when there is one.
+    public var suggestedFilename: String?
 
-    public init(url: URL, statusCode: Int, mimeType: String?, isMainFrame: Bool, canShowMIMEType: Bool) {
+    public init(
+        url: URL, statusCode: Int, mimeType: String?, isMainFrame: Bool, canShowMIMEType: Bool,
+        headers: [(name: String, value: String)] = [], suggestedFilename: String? = nil
+    ) {
         self.url = url
         self.statusCode = statusCode
         self.mimeType = mimeType
         self.isMainFrame = isMainFrame
         self.canShowMIMEType = canShowMIMEType
+        self.headers = headers
+        self.suggestedFilename = suggestedFilename
+    }
+
+    /// The first value of header `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 }
 

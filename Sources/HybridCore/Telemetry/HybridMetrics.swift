@@ -17,4 +17,7 @@ public enum HybridMetrics {
     /// package), `miss` (fetched from the network: no package has it, or a method other than GET/HEAD), `degraded` (a package serves it but its prefix is degraded),
     /// `refused` (not routed, or escaping the package), `redirected` (a main document moved to its final URL).
     public static let packageRequests = "hybrid_package_requests"
+    /// Counter. What the navigation policy did; dimension `outcome`: `external` (handed to the host),
+    /// `blocked`, `new_window`, `download`, `dialog`, `dialog_timeout`, `subresource_failed`.
+    public static let navigationPolicy = "hybrid_navigation_policy"
 }

@@ -116,7 +116,8 @@ extension GTKWebView {
                 kind: GTKWebView.kind(webkit_navigation_action_get_navigation_type(action)),
                 isMainFrame: frameName == nil,
                 opensNewWindow: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION,
-                isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0)
+                isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0,
+                isMainFrameKnown: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION)
             switch delegate.decidePolicy(for: navigation) {
             case .allow: webkit_policy_decision_use(policyDecision)
             case .cancel: webkit_policy_decision_ignore(policyDecision)
@@ -131,7 +132,9 @@ extension GTKWebView {
                 statusCode: Int(webkit_uri_response_get_status_code(response)),
                 mimeType: borrowGString(webkit_uri_response_get_mime_type(response)),
                 isMainFrame: webkit_response_policy_decision_is_main_frame_main_resource(responseDecision) != 0,
-                canShowMIMEType: webkit_response_policy_decision_is_mime_type_supported(responseDecision) != 0)
+                canShowMIMEType: webkit_response_policy_decision_is_mime_type_supported(responseDecision) != 0,
+                headers: GTKWebView.headers(of: response),
+                suggestedFilename: borrowGString(webkit_uri_response_get_suggested_filename(response)))
             switch delegate.decidePolicy(for: navigation) {
             case .allow: webkit_policy_decision_use(policyDecision)
             case .cancel: webkit_policy_decision_ignore(policyDecision)

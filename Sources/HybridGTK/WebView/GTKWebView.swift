@@ -19,16 +19,21 @@ public final class GTKWebView: WebEngine {
         public var visible: Bool
         public var mediaPlaybackRequiresUserGesture: Bool
         public var developerExtras: Bool
+        /// Engine-free settings fixed at creation (autoplay, inline media, `window.open`, user agent); where set
+        /// they win over the fields above.
+        public var settings: WebViewSettings
 
         public init(
             width: Int32 = 1024, height: Int32 = 768, visible: Bool = true,
-            mediaPlaybackRequiresUserGesture: Bool = true, developerExtras: Bool = false
+            mediaPlaybackRequiresUserGesture: Bool = true, developerExtras: Bool = false,
+            settings: WebViewSettings = WebViewSettings()
         ) {
             self.width = width
             self.height = height
             self.visible = visible
             self.mediaPlaybackRequiresUserGesture = mediaPlaybackRequiresUserGesture
             self.developerExtras = developerExtras
+            self.settings = settings
         }
     }
 
@@ -43,7 +48,9 @@ public final class GTKWebView: WebEngine {
     private var schemeTasks: [ObjectIdentifier: GTKSchemeTask] = [:]
     private weak var delegate: (any NavigationDelegate)?
     private var closed = false
+    var isClosed: Bool { closed }
     var viewSignals: [gulong] = []
+    let ui = GTKUIState()
     private lazy var cookies = GTKCookieStore(
         manager: webkit_web_context_get_cookie_manager(GTKWebContext.shared.context))
 
@@ -56,6 +63,7 @@ public final class GTKWebView: WebEngine {
         webkit_settings_set_media_playback_requires_user_gesture(
             settings, configuration.mediaPlaybackRequiresUserGesture ? 1 : 0)
         webkit_settings_set_javascript_can_open_windows_automatically(settings, 0)
+        if let settings { GTKWebView.applyCreationSettings(configuration.settings, to: settings) }
         webView = hk_web_view_new(GTKWebContext.shared.context, contentManager, settings)
         g_object_unref(settings)
         // The view holds its own reference to the manager; ours is dropped at close.
@@ -66,6 +74,7 @@ public final class GTKWebView: WebEngine {
         GTKWebContext.shared.attach(self, engineView: webView)
         connectNavigationSignals()
         connectUserMessages()
+        connectUISignals()
         GTKWebView.liveCount += 1
     }
 
@@ -79,6 +88,7 @@ public final class GTKWebView: WebEngine {
     public func close() {
         guard !closed else { return }
         closed = true
+        ui.close()
         for (_, task) in schemeTasks { task.cancel() }
         schemeTasks.removeAll()
         for (name, entry) in messageHandlers {
@@ -312,6 +322,8 @@ public final class GTKWebView: WebEngine {
 
     var currentDelegate: (any NavigationDelegate)? { delegate }
 
+    /// The user agent in effect (the engine's own until set): the value native requests made for this page
+    /// should send too (``ProxiedRequest/settingUserAgent(_:)``).
     public nonisolated var customUserAgent: String? {
         get { GTKActor.run { borrowGString(webkit_settings_get_user_agent(webkit_web_view_get_settings(webView))) } }
         set { GTKActor.run { webkit_settings_set_user_agent(webkit_web_view_get_settings(webView), newValue) } }

@@ -105,10 +105,10 @@ public enum BodiesBenchmark {
               return times[Math.floor(times.length / 2)];
             })()
             """
-        let before = ProcessMemory.residentBytes() ?? 0
-        ProcessMemory.resetPeak()
+        let before = HostMemory.residentBytes() ?? 0
+        HostMemory.resetPeak()
         let text = try await lab.run(script, timeout: .seconds(600))
-        let peak = ProcessMemory.peakBytes() ?? 0
+        let peak = HostMemory.peakBytes() ?? 0
         guard let milliseconds = Double(text) else {
             throw BenchError.pageFailed("\(url)\(base64 ? " (base64 message)" : ""), \(size) bytes: \(text)")
         }

@@ -12,16 +12,41 @@ final class FakeEngine: WebEngine {
     var currentURL: URL? = URL(string: "https://app.example")
     weak var delegate: (any NavigationDelegate)?
 
-    nonisolated func load(_ request: EngineRequest) throws(EngineError) {}
-    nonisolated func loadHTML(_ html: String, baseURL: URL?) {}
-    nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {}
-    nonisolated func reload() {}
-    nonisolated func stopLoading() {}
+    var loadedRequests: [EngineRequest] = []
+    var stops = 0
+    /// Loads the core asked for, in order: "load <url>", "html <base>", "file <url>", "reload", "stop".
+    var loadLog: [String] = []
+    var currentTitle: String?
+    /// Answers scripts when set (nil result: `undefined`; a throw: a JavaScript error).
+    var evaluationResult: (@MainActor (String) throws(EngineError) -> String?)?
+
+    nonisolated func load(_ request: EngineRequest) throws(EngineError) {
+        MainActor.assumeIsolated {
+            loadedRequests.append(request)
+            loadLog.append("load \(request.url.absoluteString)")
+        }
+    }
+    nonisolated func loadHTML(_ html: String, baseURL: URL?) {
+        MainActor.assumeIsolated { loadLog.append("html \(baseURL?.absoluteString ?? "nil")") }
+    }
+    nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
+        MainActor.assumeIsolated { loadLog.append("file \(fileURL.absoluteString)") }
+    }
+    nonisolated func reload() { MainActor.assumeIsolated { loadLog.append("reload") } }
+    nonisolated func stopLoading() {
+        MainActor.assumeIsolated {
+            stops += 1
+            loadLog.append("stop")
+        }
+    }
     nonisolated var url: URL? { MainActor.assumeIsolated { currentURL } }
-    nonisolated var title: String? { nil }
+    nonisolated var title: String? { MainActor.assumeIsolated { currentTitle } }
     nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {
-        await record(script)
-        return nil
+        try await answer(script)
+    }
+    private func answer(_ script: String) throws(EngineError) -> String? {
+        evaluations.append(script)
+        return try evaluationResult?(script)
     }
     private func record(_ script: String) { evaluations.append(script) }
     nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {

@@ -243,6 +243,11 @@ function receive(batch) {
           readyResolve(modules);
           readyResolve = null;
           emit('ready', modules);
+        } else if (restoredFromCache) {
+          // Scripts of a page restored from the back/forward cache do not run again: this event is its
+          // only chance to refresh what went stale while it was away. Sent once the bridge works again.
+          restoredFromCache = false;
+          emit('restore', { persisted: true });
         }
         break;
       }
@@ -278,8 +283,12 @@ window.addEventListener('pagehide', (event) => {
   state = event.persisted ? 'connecting' : 'closed';
   failAll('navigated', 'the page navigated away before the call finished');
 });
+let restoredFromCache = false;
 window.addEventListener('pageshow', (event) => {
-  if (event.persisted && state === 'connecting') sayHello();
+  if (event.persisted && state === 'connecting') {
+    restoredFromCache = true;
+    sayHello();
+  }
 });
 
 const api = {

@@ -58,6 +58,10 @@ export interface Hybrid {
    */
   on(event: 'ready', listener: (modules: HybridModuleCatalog) => void): () => void;
   on(event: 'error', listener: (error: HybridError) => void): () => void;
+  /** The page came back from the back/forward cache (its scripts did not run again); the bridge works again. */
+  on(event: 'restore', listener: (info: { persisted: true }) => void): () => void;
+  /** Sent by HybridContainer when the page was reloaded after a white screen, so it can restore its state. */
+  on(event: 'recovered', listener: (report: HybridRecoveryReport) => void): () => void;
   on<T = unknown>(event: string, listener: (data: T) => void): () => void;
   /** Removes one listener, or every listener of the event when none is given. */
   off(event: string, listener?: (data: any) => void): void;
@@ -89,4 +93,15 @@ declare global {
     WVJBCallbacks?: Array<(bridge: WebViewJavascriptBridge) => void>;
   }
   const hybrid: Hybrid;
+}
+
+/** What a page hears after a white-screen recovery (`hybrid.on('recovered', …)`). */
+export interface HybridRecoveryReport {
+  /** Why the page was reloaded. */
+  reason: 'crashed' | 'memory' | 'terminated' | 'blank';
+  /** 1 for the first attempt of a series. */
+  attempt: number;
+  url?: string;
+  /** The page died while hidden and was reloaded when shown. */
+  deferred: boolean;
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Resident memory of this process from /proc (Linux), for memory figures next to timings.
-public enum ProcessMemory {
+public enum HostMemory {
     /// Current resident set size in bytes (VmRSS), nil where /proc is missing.
     public static func residentBytes() -> Int? { field("VmRSS:") }
 

@@ -1,0 +1,40 @@
+import Foundation
+
+/// A JavaScript dialog a page opened (`alert`, `confirm`, `prompt`, or the before-unload question).
+/// The page is blocked until the dialog is answered, so every dialog must get an answer.
+public struct ScriptDialog: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case alert
+        case confirm
+        /// `defaultText` is the second argument of `prompt()`.
+        case prompt(defaultText: String)
+        /// "Leave this page?" — answered with ``ScriptDialogAnswer/confirmed(_:)`` (true leaves).
+        case beforeUnload
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// The main frame's URL when the dialog opened, for hosts that show where it comes from.
+    public var pageURL: URL?
+
+    public init(kind: Kind, message: String, pageURL: URL? = nil) {
+        self.kind = kind
+        self.message = message
+        self.pageURL = pageURL
+    }
+}
+
+/// What the page gets back from a dialog.
+public enum ScriptDialogAnswer: Sendable, Equatable {
+    /// `alert` was dismissed.
+    case dismissed
+    /// `confirm` (or before-unload) returns this.
+    case confirmed(Bool)
+    /// `prompt` returns this text, or `null` when `nil` (the user cancelled).
+    case text(String?)
+}
+
+/// Answers one ``ScriptDialog``. Call on the engine's executor; the first call wins, later ones are ignored.
+public protocol ScriptDialogReply: AnyObject, Sendable {
+    func answer(_ answer: ScriptDialogAnswer)
+}

@@ -1,0 +1,165 @@
+import Foundation
+import HybridContainer
+import HybridContainerGTK
+import HybridCore
+import HybridGTK
+
+/// `hybrid bench container`: time to first paint from a pooled view vs a cold one, and what an idle pooled view
+/// costs in memory vs a view showing a page, all in one run.
+///
+/// First paint, precisely: from the moment the host asks for a page (the container is created: a view taken from
+/// the pool, or a new view made) to the arrival in native code of a message the page posts from its second
+/// `requestAnimationFrame` callback (`bench/paint.html`). The first callback runs before the first frame showing
+/// the content is drawn, the second after it; the page is served from a scheme handler, so no network is timed.
+public enum ContainerBenchmark {
+    public struct Options: Sendable {
+        /// Timed page opens per side (after one untimed warm-up each).
+        public var rounds = 10
+        /// Views per side for the memory figure.
+        public var memoryViews = 4
+        public var progress: (@Sendable (String) -> Void)?
+        public init() {}
+    }
+
+    public enum BenchError: Error, CustomStringConvertible {
+        case noPages
+        case pageFailed(String)
+
+        public var description: String {
+            switch self {
+            case .noPages: "the bench pages are missing from HybridTour's bundle; rebuild the package"
+            case .pageFailed(let why): "the benchmark page failed: \(why)"
+            }
+        }
+    }
+
+    static let scenario = "container"
+
+    @GTKActor
+    public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
+        try GTKRuntime.shared.start()
+        guard let serving = DirectoryServing.tourPages else { throw BenchError.noPages }
+        guard let url = URL(string: "app://demo/bench/paint.html") else { throw BenchError.noPages }
+        let factory = GTKEngineFactory()
+        let pool = WebViewPool(factory: factory, configuration: PoolConfiguration(warmCount: 1, capacity: 1))
+        try await pool.prewarm()
+        defer { Task { await pool.drain() } }
+
+        let painted = PageDoneSignal()
+        let configuration = ContainerConfiguration(
+            messageHandlers: [HostMessageHandler(name: "benchPage", handler: painted)], features: [serving])
+
+        func open(pooled: Bool) async throws -> Double {
+            if pooled {
+                // The previous pooled page's view is reset in the background; a host would have it back by the
+                // time it opens the next page. Waiting here keeps that reset out of both figures.
+                try await waitForIdle(pool)
+            }
+            var container: HybridContainer?
+            defer { container?.close() }
+            let start = ContinuousClock.now
+            let outcome = try await painted.wait(timeout: .seconds(60)) {
+                let made =
+                    pooled
+                    ? try HybridContainer(configuration: configuration, pool: pool)
+                    : try HybridContainer(configuration: configuration, factory: factory)
+                container = made
+                try made.load(url)
+            }
+            guard outcome.text == "ok" else { throw BenchError.pageFailed(outcome.text) }
+            if pooled, container?.isPooled != true { throw BenchError.pageFailed("the pool had no warm view") }
+            return milliseconds(outcome.arrival - start)
+        }
+
+        _ = try await open(pooled: true)
+        _ = try await open(pooled: false)
+        var warm: [Double] = []
+        var cold: [Double] = []
+        for round in 0..<options.rounds {
+            // Alternating, and swapping who goes first, so drift in machine load lands on both sides alike.
+            if round % 2 == 0 {
+                warm.append(try await open(pooled: true))
+                cold.append(try await open(pooled: false))
+            } else {
+                cold.append(try await open(pooled: false))
+                warm.append(try await open(pooled: true))
+            }
+            options.progress?(
+                String(
+                    format: "first paint %d: pooled %.1f ms, cold %.1f ms", round + 1, warm.last ?? 0, cold.last ?? 0))
+        }
+        var figures = [
+            BenchFigure(
+                scenario: scenario, figure: "time to first paint, pooled view, median of \(options.rounds)",
+                value: median(warm), unit: "ms", baselineName: "new view, same page", baseline: median(cold),
+                better: .lower, targetRatio: 0.5)
+        ]
+        figures.append(try await memory(factory: factory, configuration: configuration, url: url, options: options))
+        return figures
+    }
+
+    @GTKActor
+    static func waitForIdle(_ pool: WebViewPool) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while await pool.idleCount == 0 {
+            guard ContinuousClock.now < deadline else { throw BenchError.pageFailed("the pooled view was not reset") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Memory (PSS) of this process and its WebKit processes per view: idle pooled views vs views showing
+    /// the bench page.
+    @GTKActor
+    static func memory(
+        factory: GTKEngineFactory, configuration: ContainerConfiguration, url: URL, options: Options
+    ) async throws -> BenchFigure {
+        let count = max(1, options.memoryViews)
+        try await Task.sleep(for: .milliseconds(500))
+        let before = ProcessMemory.proportionalWithChildren()
+        let idle = WebViewPool(factory: factory, configuration: PoolConfiguration(warmCount: count, capacity: count))
+        try await idle.prewarm()
+        try await Task.sleep(for: .milliseconds(500))
+        let withIdle = ProcessMemory.proportionalWithChildren()
+        await idle.drain()
+        try await Task.sleep(for: .milliseconds(500))
+
+        let middle = ProcessMemory.proportionalWithChildren()
+        let signal = PageDoneSignal()
+        var showing = configuration
+        showing.messageHandlers = [HostMessageHandler(name: "benchPage", handler: signal)]
+        var containers: [HybridContainer] = []
+        defer { for container in containers { container.close() } }
+        for _ in 0..<count {
+            let outcome = try await signal.wait(timeout: .seconds(60)) {
+                let container = try HybridContainer(configuration: showing, factory: factory)
+                containers.append(container)
+                try container.load(url)
+            }
+            guard outcome.text == "ok" else { throw BenchError.pageFailed(outcome.text) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let withPages = ProcessMemory.proportionalWithChildren()
+        let perIdle = Double(withIdle - before) / Double(count) / 1_048_576
+        let perPage = Double(withPages - middle) / Double(count) / 1_048_576
+        options.progress?(
+            String(
+                format: "memory: %d idle pooled views +%.1f MB, %d views with the page +%.1f MB", count,
+                Double(withIdle - before) / 1_048_576, count, Double(withPages - middle) / 1_048_576))
+        return BenchFigure(
+            scenario: scenario, figure: "memory per idle pooled view (PSS, host + WebKit processes), \(count) views",
+            value: perIdle, unit: "MB", baselineName: "per view showing the bench page", baseline: perPage,
+            better: .lower)
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
+    }
+
+    static func median(_ samples: [Double]) -> Double {
+        let sorted = samples.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}

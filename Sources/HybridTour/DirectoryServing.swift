@@ -1,0 +1,20 @@
+import Foundation
+import HybridContainer
+
+/// A page feature serving a directory under a custom scheme: the demo and test pages in a container.
+public struct DirectoryServing: PageFeature {
+    public let scheme: String
+    public let root: URL
+
+    public init(scheme: String = "app", root: URL) {
+        self.scheme = scheme
+        self.root = root
+    }
+
+    /// The tour pages under `app://demo/`; nil when the bundle lost them.
+    public static var tourPages: DirectoryServing? { TourPages.directory.map { DirectoryServing(root: $0) } }
+
+    public func contribute(to assembly: inout PageAssembly) throws {
+        assembly.schemeHandlers[scheme] = DirectorySchemeHandler(root: root)
+    }
+}
