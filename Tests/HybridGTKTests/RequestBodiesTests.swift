@@ -17,25 +17,6 @@ import Testing
                 maxRequestBodyBytes: 64 << 20))
     }
 
-    /// Differences that come from below the hooks, each with its reason. A row listed here that passes is fine.
-    static let knownLimitations: [(name: String, strategies: [String], why: String)] = [
-        (
-            "redirect307", ["bodyByID"],
-            "the package handler's network fallback (URLSession on Linux) follows a 307 without the body, and the "
-                + "engine never learns the final URL"
-        ),
-        (
-            "redirect307", ["fullProxy"],
-            "the proxy follows the 307 natively, so the engine's extra upload progress event for the re-sent body "
-                + "is not replayed (bytes, status and final URL match)"
-        ),
-        (
-            "redirect303", ["bodyByID"],
-            "the scheme handler follows redirects itself, so the engine never learns the final URL "
-                + "(responseURL, Response.url, redirected)"
-        ),
-    ]
-
     @Test @GTKActor func conformanceSuite() async throws {
         let lab = try await BodiesLab(proxy: Self.makeProxy())
         defer { lab.close() }
@@ -44,9 +25,8 @@ import Testing
         }
         print(BodiesConformance.table(rows))
         for row in rows where !row.passed {
-            let limitation = Self.knownLimitations.first { row.name == $0.name && $0.strategies.contains(row.strategy) }
-            if let limitation {
-                print("known limitation: \(row.name) \(row.api) \(row.strategy): \(limitation.why)")
+            if let why = BodiesConformance.knownLimitation(of: row) {
+                print("known limitation: \(row.name) \(row.api) \(row.strategy): \(why)")
             } else {
                 Issue.record("\(row)")
             }

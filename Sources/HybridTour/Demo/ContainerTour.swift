@@ -30,6 +30,7 @@ enum ContainerTour {
             ("offline package", packageAndRedirect),
             ("white-screen recovery", recovery),
             ("web-view pool", pool),
+            ("request bodies", BodiesTour.run),
         ]
         for section in sections {
             do {
