@@ -113,7 +113,9 @@ let package = Package(
         // document.cookie shim for custom-scheme pages, and the HTTPCookieStorage adapter.
         .target(
             name: "HybridCookieSync",
-            dependencies: ["HybridCore", "HybridCookies"],
+            dependencies: [
+                "HybridCore", "HybridCookies", .product(name: "Metrics", package: "swift-metrics"),
+            ],
             resources: [.copy("Resources/js")]
         ),
         .testTarget(name: "HybridCookieSyncTests", dependencies: ["HybridCookieSync", "HybridCookies", "HybridCore"]),
@@ -164,7 +166,7 @@ let package = Package(
         // bodies or hands requests to native networking (engine-free).
         .target(
             name: "HybridInterception",
-            dependencies: ["HybridCore", "HybridOffline"],
+            dependencies: ["HybridCore", "HybridOffline", .product(name: "Metrics", package: "swift-metrics")],
             resources: [.copy("Resources/js")]
         ),
         .testTarget(name: "HybridInterceptionTests", dependencies: ["HybridInterception", "HybridCore"]),

@@ -2,6 +2,7 @@ import Foundation
 import HybridCookies
 import HybridCore
 import Logging
+import Metrics
 import Synchronization
 
 /// Keeps the engine's cookie store in step with the jar, the jar being the source of truth.
@@ -162,6 +163,7 @@ private actor Worker {
         mirror[cookie.key] = cookie
         do {
             try await store.setCookie(cookie)
+            Counter(label: HybridMetrics.cookieSync, dimensions: [("direction", "to_engine")]).increment()
         } catch {
             mirror[cookie.key] = nil
             logger.warning("cannot write cookie \(cookie.name) for \(cookie.domain) to the engine: \(error)")
@@ -173,6 +175,7 @@ private actor Worker {
         do {
             for cookie in try await store.cookies(for: nil) where cookie.key == key {
                 try await store.deleteCookie(cookie)
+                Counter(label: HybridMetrics.cookieSync, dimensions: [("direction", "deleted_from_engine")]).increment()
             }
         } catch {
             logger.warning("cannot delete cookie \(key.name) for \(key.domain) from the engine: \(error)")
@@ -197,6 +200,7 @@ private actor Worker {
             // Remembered as the jar will hold it, so the jar's resulting change compares equal and is not written
             // back, even for an attribute the engine spells differently (the loop stops here, whatever the engine).
             mirror[cookie.key] = EngineCookie(jarCookie)
+            Counter(label: HybridMetrics.cookieSync, dimensions: [("direction", "from_engine")]).increment()
             if jarCookie.isExpired(at: now) {
                 jar.deleteCookie(
                     name: jarCookie.name, domain: jarCookie.domain, path: jarCookie.path, hostOnly: jarCookie.hostOnly)

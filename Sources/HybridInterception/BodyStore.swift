@@ -1,4 +1,6 @@
 import Foundation
+import HybridCore
+import Metrics
 import Synchronization
 
 /// Who may use a stored body: the origin of the page that uploaded it, through one scheme handler (one view).
@@ -87,6 +89,9 @@ public final class BodyStore: Sendable {
     }
 
     public let limits: BodyStoreLimits
+    private let stored = Counter(label: HybridMetrics.bodies, dimensions: [("event", "stored")])
+    private let consumed = Counter(label: HybridMetrics.bodies, dimensions: [("event", "consumed")])
+    private let refused = Counter(label: HybridMetrics.bodies, dimensions: [("event", "refused")])
     private let state = Mutex(State())
     private let now: @Sendable () -> ContinuousClock.Instant
 
@@ -104,8 +109,10 @@ public final class BodyStore: Sendable {
     /// Starts a body of `size` bytes for `owner`, reserving its size up front so a page cannot grow the store past
     /// its bound chunk by chunk. Returns the new id.
     public func begin(size: Int, contentType: String?, owner: BodyOwner) throws(BodyStoreError) -> String {
-        guard size >= 0 else { throw .badChunk("negative size") }
-        guard size <= limits.maxBodyBytes else { throw .bodyTooLarge(size: size, limit: limits.maxBodyBytes) }
+        guard size >= 0, size <= limits.maxBodyBytes else {
+            refused.increment()
+            throw size < 0 ? .badChunk("negative size") : .bodyTooLarge(size: size, limit: limits.maxBodyBytes)
+        }
         let id = Self.randomID()
         let instant = now()
         let result: Result<Void, BodyStoreError> = state.withLock { state in
@@ -124,7 +131,11 @@ public final class BodyStore: Sendable {
             state.totalBytes += size
             return .success(())
         }
-        try result.get()
+        do { try result.get() } catch {
+            refused.increment()
+            throw error
+        }
+        stored.increment()
         return id
     }
 
@@ -147,7 +158,10 @@ public final class BodyStore: Sendable {
             state.entries[id] = entry
             return .success(received)
         }
-        return try result.get()
+        do { return try result.get() } catch {
+            refused.increment()
+            throw error
+        }
     }
 
     /// Removes and returns a complete body. The id is spent whether or not this succeeds for a complete body.
@@ -163,7 +177,14 @@ public final class BodyStore: Sendable {
             }
             return .success(Body(data: entry.data, contentType: entry.contentType))
         }
-        return try result.get()
+        do {
+            let body = try result.get()
+            consumed.increment()
+            return body
+        } catch {
+            refused.increment()
+            throw error
+        }
     }
 
     /// Drops a body (an upload the page abandoned). Unknown ids are ignored.

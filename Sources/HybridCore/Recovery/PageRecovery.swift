@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 
 /// Applies the white-screen ``RecoveryMachine`` to one engine: hears deaths and loads, reloads the right way
 /// (`loadFile` for file pages, `reload` otherwise, the host's HTML again for HTML pages), waits while hidden,
@@ -116,9 +117,13 @@ public actor PageRecovery {
             }
         case .giveUp(let attempts, let trigger):
             logger.warning("white-screen recovery gave up", metadata: ["attempts": "\(attempts)"])
+            Counter(label: HybridMetrics.recoveries, dimensions: [("outcome", "gave_up"), ("trigger", trigger.name)])
+                .increment()
             delegate?.pageRecoveryGaveUp(attempts: attempts, trigger: trigger)
         case .recovered(let attempt, let trigger):
             recoveries += 1
+            Counter(label: HybridMetrics.recoveries, dimensions: [("outcome", "recovered"), ("trigger", trigger.name)])
+                .increment()
             let report = RecoveryReport(
                 reason: trigger.name, attempt: attempt, url: engine?.url?.absoluteString, deferred: diedHidden)
             diedHidden = false

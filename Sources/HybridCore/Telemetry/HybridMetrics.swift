@@ -14,10 +14,18 @@ public enum HybridMetrics {
     /// dimension `code`.
     public static let bridgeRefused = "hybrid_bridge_refused"
     /// Counter. Requests the package scheme handler answered; dimension `outcome`: `hit` (served from a
-    /// package), `miss` (fetched from the network: no package has it, or a method other than GET/HEAD), `degraded` (a package serves it but its prefix is degraded),
-    /// `refused` (not routed, or escaping the package), `redirected` (a main document moved to its final URL).
+    /// package), `miss` (fetched from the network: no package has it, or a method other than GET/HEAD),
+    /// `degraded` (a package serves it but its prefix is degraded), `refused` (not routed, or escaping the package), `redirected` (a main document moved to its final URL).
     public static let packageRequests = "hybrid_package_requests"
     /// Counter. What the navigation policy did; dimension `outcome`: `external` (handed to the host),
     /// `blocked`, `new_window`, `download`, `dialog`, `dialog_timeout`, `subresource_failed`.
     public static let navigationPolicy = "hybrid_navigation_policy"
+    /// Counter. Request bodies in the hooks' body store; dimension `event`: `stored` (an upload began),
+    /// `consumed` (re-attached to its request), `refused` (too large, store full, unknown or foreign id, bad chunk).
+    public static let bodies = "hybrid_bodies"
+    /// Counter. White-screen recoveries; dimensions `outcome` (`recovered`, `gave_up`) and `trigger`.
+    public static let recoveries = "hybrid_recoveries"
+    /// Counter. Cookies copied between the jar and the engine's store; dimension `direction` (`to_engine`,
+    /// `from_engine`, `deleted_from_engine`).
+    public static let cookieSync = "hybrid_cookie_sync"
 }
