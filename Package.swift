@@ -67,7 +67,7 @@ let package = Package(
             name: "HybridTour",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
-                "HybridCookies", "HybridInterception", "HybridNetwork",
+                "HybridCookies", "HybridCookieSync", "HybridInterception", "HybridNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -31,6 +31,7 @@ enum ContainerTour {
             ("white-screen recovery", recovery),
             ("web-view pool", pool),
             ("request bodies", BodiesTour.run),
+            ("cookies: one jar", CookieJarTour.run),
         ]
         for section in sections {
             do {
