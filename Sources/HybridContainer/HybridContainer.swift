@@ -232,7 +232,8 @@ public final class HybridContainer: @unchecked Sendable {
         sessions.removeAll()
         page.close()
         page.delegate = nil
-        if let navigationPolicy, let hosting = engine as? any UIDelegateHosting, hosting.uiDelegate === navigationPolicy {
+        if let navigationPolicy, let hosting = engine as? any UIDelegateHosting, hosting.uiDelegate === navigationPolicy
+        {
             hosting.uiDelegate = nil
         }
         recovery?.assumeIsolated { $0.stop() }

@@ -42,7 +42,8 @@ public enum RequestHooksScript {
         init(_ settings: InterceptionSwitches.Settings) {
             enabled = settings.hooksEnabled
             proxyEnabled = settings.proxyEnabled
-            apis = Dictionary(uniqueKeysWithValues: RequestAPI.allCases.map { ($0.rawValue, !settings.disabledAPIs.contains($0)) })
+            apis = Dictionary(
+                uniqueKeysWithValues: RequestAPI.allCases.map { ($0.rawValue, !settings.disabledAPIs.contains($0)) })
             degraded = settings.degradedPages
         }
     }

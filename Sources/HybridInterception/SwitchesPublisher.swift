@@ -31,7 +31,9 @@ public final class SwitchesPublisher: @unchecked Sendable {
 
     /// Stops following the switches and removes the script (documents loaded later get the baked-in values).
     public func cancel() {
-        observation.withLock { $0?.cancel(); $0 = nil }
+        observation.withLock {
+            $0?.cancel(); $0 = nil
+        }
         if let script = installed.take() { engine?.removeUserScript(script) }
     }
 

@@ -63,7 +63,10 @@ extension ContainerGTKTests {
                 trustedKey: keys.verificationKey, source: try #require(URL(string: "http://127.0.0.1:9/none")),
                 cache: ConfigCache(directory: root.appendingPathComponent("config")))
             let first = RemoteConfig(
-                version: 1, scripts: [ReplacementScript(name: "marker", source: "window.marker = 'v1';", injectionTime: .documentStart)])
+                version: 1,
+                scripts: [
+                    ReplacementScript(name: "marker", source: "window.marker = 'v1';", injectionTime: .documentStart)
+                ])
             #expect(configs.offer(try SignedConfig.sign(first, with: keys)) == .updated(version: 1))
 
             let pageOrigin = "hybrid://127.0.0.1:\(server.port)"
@@ -131,14 +134,18 @@ extension ContainerGTKTests {
             #expect(proxy.count.withLock { $0 } == 2)
             // The container's navigation policy: its own scheme loads (above), tel: goes to the host.
             _ = try await container.engine.evaluateJavaScript("location.href = 'tel:+15550100'; 1")
-            try await waitUntil(timeout: .seconds(30)) { policyHost.external.map(\.url.absoluteString) == ["tel:+15550100"] }
+            try await waitUntil(timeout: .seconds(30)) {
+                policyHost.external.map(\.url.absoluteString) == ["tel:+15550100"]
+            }
             #expect(container.engine.title == "package main")
 
             // Version 2 arrives while the page is open.
             let second = RemoteConfig(
                 version: 2, degradedPrefixes: ["\(prefix)legacy/"], hooks: ["fetch": false],
                 bridgePermissions: ["camera": ["https://elsewhere.example"]],
-                scripts: [ReplacementScript(name: "marker", source: "window.marker = 'v2';", injectionTime: .documentStart)])
+                scripts: [
+                    ReplacementScript(name: "marker", source: "window.marker = 'v2';", injectionTime: .documentStart)
+                ])
             #expect(configs.offer(try SignedConfig.sign(second, with: keys)) == .updated(version: 2))
             try await waitUntil(timeout: .seconds(30)) { container.appliedConfigVersion == 2 }
 
