@@ -14,7 +14,18 @@ final class AttachedBodyTask: SchemeTask {
         self.onEnd = onEnd
     }
 
-    func respond(_ response: SchemeResponse) { base.respond(response) }
+    /// When the inner handler followed redirects, the hooks learn the final URL from the response headers (as from
+    /// the proxy's) and show it to the page: the engine cannot be told.
+    func respond(_ response: SchemeResponse) {
+        var response = response
+        if let redirection = response.redirection {
+            response.headers.merge(
+                FinalURLHeaders.headers(
+                    for: redirection.url.absoluteString, redirected: true, bodyResends: redirection.bodyResends)
+            ) { $1 }
+        }
+        base.respond(response)
+    }
     func send(_ data: Data) { base.send(data) }
 
     func finish() {

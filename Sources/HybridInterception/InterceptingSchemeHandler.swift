@@ -244,9 +244,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 headers[name] = value
             }
         }
-        headers["X-Hybrid-Final-URL"] =
-            pageURL.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? pageURL
-        if head.redirected { headers["X-Hybrid-Redirected"] = "1" }
+        headers.merge(
+            FinalURLHeaders.headers(for: pageURL, redirected: head.redirected, bodyResends: head.bodyResends)
+        ) { $1 }
         return SchemeResponse(statusCode: head.statusCode, headers: headers, reasonPhrase: head.reasonPhrase)
     }
 

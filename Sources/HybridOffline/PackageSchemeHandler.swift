@@ -265,10 +265,16 @@ public final class PackageSchemeHandler: SchemeHandler {
         for event in events {
             guard isActive(task, transfer) else { return }
             switch event {
-            case .response(let response):
+            case .response(var response):
                 if let mainDocument, let target = redirectTarget(of: response, from: mainDocument.url) {
                     redirect(task, transfer, to: target, after: mainDocument.redirects)
                     return
+                }
+                // The page knows the final URL on the custom scheme when the route covers it, as it asked.
+                if let final = response.redirection?.url, mapping.isRouted(final),
+                    let custom = mapping.customURL(for: final)
+                {
+                    response.redirection?.url = custom
                 }
                 task.respond(response)
             case .data(let data): task.send(data)
