@@ -1,16 +1,23 @@
 import Foundation
 import HybridCore
+import HybridOffline
 
 /// A scheme task as the inner handler sees it once a stored body is re-attached: the same task, with the body in
 /// its request and the tag removed. Everything the inner handler sends goes straight to the engine's task.
-final class AttachedBodyTask: SchemeTask {
+final class AttachedBodyTask: SchemeTask, RedirectModeCarrying {
     let request: EngineRequest
     let base: any SchemeTask
+    /// The page's `redirect` option, which the engine cannot apply to redirects the inner handler meets.
+    let redirectMode: ProxiedRequest.RedirectMode
     private let onEnd: @Sendable (AttachedBodyTask) -> Void
 
-    init(base: any SchemeTask, request: EngineRequest, onEnd: @escaping @Sendable (AttachedBodyTask) -> Void) {
+    init(
+        base: any SchemeTask, request: EngineRequest, redirectMode: ProxiedRequest.RedirectMode = .follow,
+        onEnd: @escaping @Sendable (AttachedBodyTask) -> Void
+    ) {
         self.base = base
         self.request = request
+        self.redirectMode = redirectMode
         self.onEnd = onEnd
     }
 

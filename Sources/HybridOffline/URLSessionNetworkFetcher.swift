@@ -184,8 +184,8 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
     /// `application/x-www-form-urlencoded`; a blank value stops it, and libcurl sends no header for a blank one.
     static func keepUntyped(_ request: inout URLRequest) {
         #if canImport(FoundationNetworking)
-            guard let body = request.httpBody, !body.isEmpty, request.value(forHTTPHeaderField: "Content-Type") == nil
-            else { return }
+            let hasBody = !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil
+            guard hasBody, request.value(forHTTPHeaderField: "Content-Type") == nil else { return }
             request.setValue(" ", forHTTPHeaderField: "Content-Type")
         #endif
     }

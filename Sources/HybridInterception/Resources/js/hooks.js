@@ -544,11 +544,14 @@
         const sent = new win.Headers();
         headers.forEach(([name, value]) => sent.append(name, value));
         sent.set(BODY_HEADER, bodyID);
+        // Native code meets the redirects, so it applies the mode; the engine only sees the outcome.
+        if (request.redirect !== 'follow') sent.set('X-Hybrid-Redirect', request.redirect);
         const response = await origFetch.call(win, request.url, {
           method, headers: sent, signal, credentials: request.credentials, cache: request.cache,
           redirect: request.redirect, referrer: request.referrer, referrerPolicy: request.referrerPolicy,
           integrity: request.integrity, keepalive: request.keepalive, mode: request.mode,
         });
+        if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
         return response.headers.has('X-Hybrid-Final-URL') ? finalResponse(response, plan.url, method) : response;
       }
       const descriptor = {
@@ -563,16 +566,22 @@
         const answer = await response.json().catch(() => ({}));
         throw new TypeError('HybridKit proxy: ' + (answer.error || 'refused'));
       }
-      if (request.redirect === 'manual' && [301, 302, 303, 307, 308].includes(response.status)) {
-        // Fetch hides a redirect the page chose not to follow: an opaque-redirect response (status 0, no headers,
-        // no body). The constructor cannot make one; a network-error response has the same shape.
-        if (response.body) response.body.cancel().catch(() => {});
-        const opaque = win.Response.error();
-        Object.defineProperty(opaque, 'type', { value: 'opaqueredirect' });
-        Object.defineProperty(opaque, 'url', { value: plan.url });
-        return opaque;
-      }
+      if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
       return finalResponse(response, plan.url, method);
+    }
+
+    function isRedirect(response) {
+      return [301, 302, 303, 307, 308].includes(response.status) && response.headers.has('Location');
+    }
+
+    // Fetch hides a redirect the page chose not to follow: an opaque-redirect response (status 0, no headers, no
+    // body). The constructor cannot make one; a network-error response has the same shape.
+    function opaqueRedirect(response, requestURL) {
+      if (response.body) response.body.cancel().catch(() => {});
+      const opaque = win.Response.error();
+      Object.defineProperty(opaque, 'type', { value: 'opaqueredirect' });
+      Object.defineProperty(opaque, 'url', { value: requestURL });
+      return opaque;
     }
 
     // The response as the page must see it when native code performed the request or followed its redirects:
