@@ -64,6 +64,7 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
         // URLSessionTask is thread-safe; it is just not annotated Sendable on every platform.
         var task: URLSessionDataTask?
         var cancelled = false
+        var events: (@Sendable (NetworkFetchEvent) -> Void)?
     }
 
     enum Step {
@@ -72,13 +73,27 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
     }
 
     let followsRedirects: Bool
-    let events: @Sendable (NetworkFetchEvent) -> Void
     private let state: Mutex<State>
 
     init(first: RedirectHop, followsRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void) {
         self.followsRedirects = followsRedirects
-        self.events = events
-        state = Mutex(State(hop: first))
+        state = Mutex(State(hop: first, events: events))
+    }
+
+    /// Reports `event` to the fetch's owner. The last event lets go of the owner's closure: it usually holds
+    /// whatever holds this chain (to cancel it), and that cycle must end with the fetch.
+    func send(_ event: NetworkFetchEvent) {
+        let events = state.withLock { state in
+            let events = state.events
+            switch event {
+            case .finished, .failed:
+                state.events = nil
+                state.task = nil
+            case .response, .data: break
+            }
+            return events
+        }
+        events?(event)
     }
 
     /// Where the redirects so far led; nil before the first.
@@ -174,7 +189,7 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         Self.keepUntyped(&request)
         attachCookies(to: &request)
         let task = session.dataTask(with: request)
-        guard chain.begin(task) else { return chain.events(.failed("\(hop.url.absoluteString): cancelled")) }
+        guard chain.begin(task) else { return chain.send(.failed("\(hop.url.absoluteString): cancelled")) }
         chains.withLock { $0[task.taskIdentifier] = chain }
         task.resume()
     }
@@ -211,7 +226,7 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
         switch step {
         case .next(let hop): start(hop, of: chain, in: session)
-        case .failed(let why): chain.events(.failed(why))
+        case .failed(let why): chain.send(.failed(why))
         }
     }
 
@@ -229,17 +244,17 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         storeCookies(of: response)
         var head = Self.schemeResponse(response)
         head.redirection = chain.redirection(to: response.url)
-        chain.events(.response(head))
+        chain.send(.response(head))
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        chain(dataTask.taskIdentifier)?.events(.data(data))
+        chain(dataTask.taskIdentifier)?.send(.data(data))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let chain = chains.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-        chain?.events(
+        chain?.send(
             error.map { .failed("\(task.originalRequest?.url?.absoluteString ?? "request"): \($0)") } ?? .finished)
     }
 
