@@ -109,11 +109,19 @@
     // last one wins); the scheme handler enforces them whatever a page does.
     function switches() {
       const latest = win.__hybridRequestSwitches;
-      return latest && typeof latest === 'object' ? latest : config;
+      return latest && typeof latest === 'object' ? latest : config.switches;
     }
 
     function enabled() {
-      return state.enabled && switches().enabled !== false;
+      if (!state.enabled || switches().enabled === false) return false;
+      const degraded = switches().degraded;
+      return !(Array.isArray(degraded) && degraded.some((prefix) => pageURL.startsWith(prefix)));
+    }
+
+    // Each API can be switched off on its own (a remote configuration's hook switches).
+    function apiEnabled(api) {
+      const apis = switches().apis;
+      return !(apis && apis[api] === false);
     }
 
     function effectiveStrategy() {
@@ -121,9 +129,9 @@
       return state.strategy;
     }
 
-    // What to do with a request to `url`: null (engine as is), 'store' or 'proxy'.
-    function planFor(url) {
-      if (!intercepted || !enabled()) return null;
+    // What to do with a request `api` makes to `url`: null (engine as is), 'store' or 'proxy'.
+    function planFor(url, api) {
+      if (!intercepted || !enabled() || !apiEnabled(api)) return null;
       let target;
       try {
         target = new URL(url, win.document.baseURI);
@@ -240,7 +248,7 @@
     xhrProto.open = function (method, url) {
       clearOverrides(this);
       const async = arguments.length < 3 || !!arguments[2];
-      const plan = planFor(url);
+      const plan = planFor(url, 'xhr');
       const st = { method: String(method).toUpperCase(), url: String(url), async, headers: [], plan, phase: 'opened' };
       const previous = xhrState.get(this);
       if (previous) clearTimeout(previous.timer);
@@ -486,16 +494,21 @@
     };
 
     // ---- fetch ----
-    win.fetch = function (input, init) {
-      const isRequest = tagOf(input) === '[object Request]';
-      const plan = planFor(isRequest ? input.url : String(input));
-      if (!plan) return origFetch.apply(this, arguments);
-      let body = init && 'body' in init ? init.body : undefined;
-      let kind = kindOf(body);
-      if (isRequest && kind === 'none' && input.body !== null && !(init && 'body' in init)) kind = 'request';
-      if (plan.mode === 'store' && !needsStore(kind, body)) return origFetch.apply(this, arguments);
-      return fetchHooked(input, init, plan, body, kind);
-    };
+    // One hooked fetch per API that uses it, so each follows its own switch.
+    function hookedFetch(api) {
+      return function (input, init) {
+        const isRequest = tagOf(input) === '[object Request]';
+        const plan = planFor(isRequest ? input.url : String(input), api);
+        if (!plan) return origFetch.apply(this, arguments);
+        let body = init && 'body' in init ? init.body : undefined;
+        let kind = kindOf(body);
+        if (isRequest && kind === 'none' && input.body !== null && !(init && 'body' in init)) kind = 'request';
+        if (plan.mode === 'store' && !needsStore(kind, body)) return origFetch.apply(this, arguments);
+        return fetchHooked(input, init, plan, body, kind);
+      };
+    }
+    win.fetch = hookedFetch('fetch');
+    const beaconFetch = hookedFetch('sendBeacon');
 
     async function fetchHooked(input, init, plan, body, kind) {
       let request;
@@ -603,7 +616,7 @@
     // ---- navigator.sendBeacon ----
     if (orig.beacon) {
       win.navigator.sendBeacon = function (url, data) {
-        const plan = planFor(url);
+        const plan = planFor(url, 'sendBeacon');
         const kind = kindOf(data);
         if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) return orig.beacon.apply(this, arguments);
         if (kind === 'blob' && data.size > 65536) return false; // the beacon quota, as the engine applies it
@@ -614,7 +627,7 @@
             init.body = blob;
             if (type) init.headers = { 'Content-Type': type };
           }
-          await win.fetch(plan.url, init);
+          await beaconFetch.call(win, plan.url, init);
         })().catch((error) => win.console.error('HybridKit: beacon failed: ' + (error && error.message || error)));
         return true;
       };
@@ -625,7 +638,7 @@
       const method = (submitter && submitter.getAttribute('formmethod')) || form.method;
       if (String(method).toLowerCase() !== 'post') return false;
       const action = submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action;
-      const plan = planFor(action);
+      const plan = planFor(action, 'form');
       if (!plan || plan.mode !== 'store') return false;
       const data = submitter ? new win.FormData(form, submitter) : new win.FormData(form);
       const enctype = ((submitter && submitter.getAttribute('formenctype')) || form.enctype).toLowerCase();
