@@ -32,6 +32,7 @@ struct ProxyExchange: Sendable {
     private func perform(_ sink: ProxyEventSink) async throws(ProxyError) {
         var hop = try ProxyHop.first(request, policy: policy)
         var redirects = 0
+        var bodyResends = 0
         while true {
             let addresses = try await policy.vet(hop.url, resolver: resolver)
             let response = try await send(hop, to: ConnectionTarget.targets(for: hop.url, vettedAddresses: addresses))
@@ -48,14 +49,20 @@ struct ProxyExchange: Sendable {
                     guard redirects < policy.redirectLimit else {
                         throw .tooManyRedirects(limit: policy.redirectLimit)
                     }
-                    let next = try RedirectRule.next(after: hop, status: status, location: location)
+                    let next: ProxyHop
+                    do throws(RedirectRefusal) {
+                        next = try RedirectRule.next(after: hop, status: status, location: location)
+                    } catch {
+                        throw .redirectRefused(error.reason)
+                    }
                     await Self.discard(response.body)
                     redirects += 1
+                    if next.body != nil { bodyResends += 1 }
                     hop = next
                     continue
                 }
             }
-            try await deliver(response, url: hop.url, redirected: redirects > 0, to: sink)
+            try await deliver(response, url: hop.url, redirected: redirects > 0, bodyResends: bodyResends, to: sink)
             return
         }
     }
@@ -112,7 +119,7 @@ struct ProxyExchange: Sendable {
     }
 
     private func deliver(
-        _ response: HTTPClientResponse, url: URL, redirected: Bool, to sink: ProxyEventSink
+        _ response: HTTPClientResponse, url: URL, redirected: Bool, bodyResends: Int, to sink: ProxyEventSink
     ) async throws(ProxyError) {
         let limit = policy.maxResponseBodyBytes
         let decoded = Self.isDecodedByClient(response.headers)
@@ -127,7 +134,7 @@ struct ProxyExchange: Sendable {
             .map { (name: $0.name, value: $0.value) }
         let head = ProxiedResponseHead(
             statusCode: Int(response.status.code), reasonPhrase: response.status.reasonPhrase, headers: headers,
-            url: url, redirected: redirected)
+            url: url, redirected: redirected, bodyResends: bodyResends)
         guard sink.send(.response(head)) else { return }
         var received = 0
         do {

@@ -92,6 +92,7 @@
       getAllResponseHeaders: xhrProto.getAllResponseHeaders,
       beacon: win.navigator.sendBeacon,
       submit: win.HTMLFormElement.prototype.submit,
+      responseURL: Object.getOwnPropertyDescriptor(xhrProto, 'responseURL'),
     };
 
     Object.defineProperty(win, '__hybridRequests', {
@@ -277,6 +278,20 @@
           const current = xhrState.get(this);
           if (current) clearTimeout(current.timer);
         }, true);
+        // The engine fires one more upload progress event, before HEADERS_RECEIVED, for each redirect that re-sends
+        // the body (307, 308); native code followed the redirects and says how many did.
+        this.upload.addEventListener('load', (event) => {
+          const current = xhrState.get(this);
+          if (current) current.uploadTotal = event.total;
+        }, true);
+        this.addEventListener('readystatechange', () => {
+          const current = xhrState.get(this);
+          if (!current || !current.plan || this.readyState !== 2 || current.resendsReplayed) return;
+          current.resendsReplayed = true;
+          const resends = Number(orig.getResponseHeader.call(this, 'X-Hybrid-Body-Resends')) || 0;
+          const total = current.uploadTotal || 0;
+          for (let i = 0; i < resends; i++) progress(this.upload, 'progress', total, total);
+        }, true);
       }
       if (plan && plan.mode === 'proxy') {
         const args = Array.prototype.slice.call(arguments);
@@ -289,6 +304,14 @@
           return value ? decodeURIComponent(value) : '';
         });
         return result;
+      }
+      if (plan && plan.mode === 'store') {
+        // Native code follows redirects of requests it re-attached a body to and names the final URL.
+        const xhr = this;
+        override(this, 'responseURL', () => {
+          const value = orig.getResponseHeader.call(xhr, 'X-Hybrid-Final-URL');
+          return value ? decodeURIComponent(value) : orig.responseURL.get.call(xhr);
+        });
       }
       return orig.open.apply(this, arguments);
     };
@@ -534,11 +557,15 @@
         const sent = new win.Headers();
         headers.forEach(([name, value]) => sent.append(name, value));
         sent.set(BODY_HEADER, bodyID);
-        return origFetch.call(win, request.url, {
+        // Native code meets the redirects, so it applies the mode; the engine only sees the outcome.
+        if (request.redirect !== 'follow') sent.set('X-Hybrid-Redirect', request.redirect);
+        const response = await origFetch.call(win, request.url, {
           method, headers: sent, signal, credentials: request.credentials, cache: request.cache,
           redirect: request.redirect, referrer: request.referrer, referrerPolicy: request.referrerPolicy,
           integrity: request.integrity, keepalive: request.keepalive, mode: request.mode,
         });
+        if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
+        return response.headers.has('X-Hybrid-Final-URL') ? finalResponse(response, plan.url, method) : response;
       }
       const descriptor = {
         url: plan.url, method, headers, bodyID, credentials: request.credentials, redirect: request.redirect,
@@ -552,7 +579,28 @@
         const answer = await response.json().catch(() => ({}));
         throw new TypeError('HybridKit proxy: ' + (answer.error || 'refused'));
       }
-      const finalURL = decodeURIComponent(response.headers.get('X-Hybrid-Final-URL') || '') || plan.url;
+      if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
+      return finalResponse(response, plan.url, method);
+    }
+
+    function isRedirect(response) {
+      return [301, 302, 303, 307, 308].includes(response.status) && response.headers.has('Location');
+    }
+
+    // Fetch hides a redirect the page chose not to follow: an opaque-redirect response (status 0, no headers, no
+    // body). The constructor cannot make one; a network-error response has the same shape.
+    function opaqueRedirect(response, requestURL) {
+      if (response.body) response.body.cancel().catch(() => {});
+      const opaque = win.Response.error();
+      Object.defineProperty(opaque, 'type', { value: 'opaqueredirect' });
+      Object.defineProperty(opaque, 'url', { value: requestURL });
+      return opaque;
+    }
+
+    // The response as the page must see it when native code performed the request or followed its redirects:
+    // the final URL and `redirected` from the internal headers, which are hidden.
+    function finalResponse(response, requestURL, method) {
+      const finalURL = decodeURIComponent(response.headers.get('X-Hybrid-Final-URL') || '') || requestURL;
       const redirected = response.headers.get('X-Hybrid-Redirected') === '1';
       const visible = new win.Headers();
       response.headers.forEach((value, name) => { if (!INTERNAL.test(name)) visible.append(name, value); });
