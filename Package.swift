@@ -67,7 +67,7 @@ let package = Package(
             name: "HybridTour",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
-                "HybridCookies", "HybridCookieSync", "HybridInterception", "HybridNetwork",
+                "HybridCookies", "HybridCookieSync", "HybridInterception", "HybridNetwork", "HybridConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -32,6 +32,7 @@ enum ContainerTour {
             ("web-view pool", pool),
             ("request bodies", BodiesTour.run),
             ("cookies: one jar", CookieJarTour.run),
+            ("signed remote config", RemoteConfigTour.run),
         ]
         for section in sections {
             do {
