@@ -84,6 +84,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What several test targets share (finding executables built beside the tests).
+        .target(name: "HybridTestSupport", path: "Tests/HybridTestSupport"),
         .testTarget(
             name: "HybridCoreTests",
             dependencies: ["HybridCore", "HybridContainer", "HybridConfig", "HybridInterception", "HybridPackages"]),
@@ -110,7 +112,8 @@ let package = Package(
         ),
         // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
         .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
-        .testTarget(name: "HybridCookiesTests", dependencies: ["HybridCookies", "cookie-writer", "hybrid"]),
+        .testTarget(
+            name: "HybridCookiesTests", dependencies: ["HybridTestSupport", "HybridCookies", "cookie-writer", "hybrid"]),
         // The jar as the source of truth: the HTTPCookieHandling seam, engine cookie store sync, the
         // document.cookie shim for custom-scheme pages, and the HTTPCookieStorage adapter.
         .target(
@@ -134,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "HybridPackagesTests",
             dependencies: [
-                "HybridPackages", "package-install-child",
+                "HybridTestSupport", "HybridPackages", "package-install-child",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
@@ -212,7 +215,7 @@ let package = Package(
             name: "HybridConfigTests",
             dependencies: [
                 // `hybrid config sign` is tested by running the built executable.
-                "HybridConfig", "HybridPackages", "hybrid",
+                "HybridTestSupport", "HybridConfig", "HybridPackages", "hybrid",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import HybridConfig
 import HybridPackages
 import Testing

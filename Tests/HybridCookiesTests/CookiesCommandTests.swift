@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import Testing
 
 /// `hybrid cookies`, run as a user would: lines on standard input, one output line per GET.

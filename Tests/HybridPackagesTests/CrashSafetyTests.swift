@@ -1,5 +1,6 @@
 import Foundation
 import HybridPackages
+import HybridTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,24 +12,8 @@ import Testing
 /// Kills a real installing process with SIGKILL and checks the store on the next open.
 @Suite(.serialized) struct CrashSafetyTests {
     static func childExecutable() throws -> URL {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent())
-        }
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .deletingLastPathComponent()
-        candidates.append(packageRoot.appendingPathComponent(".build/debug"))
-        for directory in candidates {
-            var current = directory
-            for _ in 0..<4 {
-                let binary = current.appendingPathComponent("package-install-child")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-                current = current.deletingLastPathComponent()
-            }
-        }
-        throw CrashTestError.childNotBuilt
+        guard let binary = builtExecutable(named: "package-install-child") else { throw CrashTestError.childNotBuilt }
+        return binary
     }
 
     enum CrashTestError: Error, CustomStringConvertible {
