@@ -44,13 +44,15 @@ public enum RequestHooksScript {
             let rules: [InterceptionConfig.Rule]
             let degraded: [String]
             let chunkBytes: Int
+            let uploadsInFlight: Int
             let schemes: [String]
             let enabled: Bool
             let proxyEnabled: Bool
         }
         let payload = Payload(
             defaultStrategy: config.defaultStrategy, rules: config.rules, degraded: config.degraded,
-            chunkBytes: max(1024, config.chunkBytes), schemes: schemes.map { $0.lowercased() },
+            chunkBytes: max(1024, config.chunkBytes), uploadsInFlight: min(16, max(1, config.uploadsInFlight)),
+            schemes: schemes.map { $0.lowercased() },
             enabled: switches.hooksEnabled, proxyEnabled: switches.proxyEnabled)
         let data = try JSONEncoder().encode(payload)
         // Inside a <script>-free user script, but `</` and U+2028/9 are escaped anyway so the JSON stays one

@@ -75,7 +75,7 @@ struct ProxyExchange: Sendable {
             outgoing.headers.add(name: "Cookie", value: cookie)
         }
         if let body = hop.body {
-            outgoing.body = .bytes(ByteBuffer(bytes: body))
+            outgoing.body = body.clientBody
         } else if hop.method != "GET" && hop.method != "HEAD" {
             outgoing.body = .bytes(ByteBuffer())
         }
@@ -171,6 +171,8 @@ struct ProxyExchange: Sendable {
 
     private func mapped(_ error: any Error, url: URL) -> ProxyError {
         if Task.isCancelled || error is CancellationError { return .cancelled }
+        // A streamed request body that failed says so itself.
+        if let proxyError = error as? ProxyError { return proxyError }
         let host = url.host(percentEncoded: false) ?? url.absoluteString
         if let clientError = error as? HTTPClientError {
             switch clientError {

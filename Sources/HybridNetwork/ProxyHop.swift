@@ -8,7 +8,7 @@ struct ProxyHop: Sendable {
     var method: String
     /// The page's headers that survived the rules (never Cookie, Host, …; Authorization until a cross-origin hop).
     var headers: [(name: String, value: String)]
-    var body: Data?
+    var body: ProxyBody?
     /// Set once the chain crossed origins: from then on the request's Origin is "null", as in Fetch.
     var crossedOrigins = false
 
@@ -21,11 +21,12 @@ struct ProxyHop: Sendable {
                 "the method '\(request.method)' is forbidden for pages (CONNECT, TRACE and TRACK are) or not a valid token"
             )
         }
-        if let body = request.body, body.count > policy.maxRequestBodyBytes {
+        let given = ProxyBody(request)
+        if let given, given.count > policy.maxRequestBodyBytes {
             throw .requestBodyTooLarge(limit: policy.maxRequestBodyBytes)
         }
         // GET and HEAD carry no body in Fetch; sending one would surprise servers and caches.
-        let body = method == "GET" || method == "HEAD" ? nil : request.body
+        let body = method == "GET" || method == "HEAD" ? nil : given
         return ProxyHop(
             url: Self.sendable(request.url), method: method, headers: RequestHeaderRules.allowed(request.headers),
             body: body)
