@@ -126,7 +126,8 @@ public enum BodiesBenchmark {
               return times[Math.floor(times.length / 2)];
             })()
             """
-        let uploadsBefore = metrics.map { ($0.total(HybridMetrics.bodyUploadDuration), $0.count(HybridMetrics.bodyUploadDuration)) }
+        let timer = HybridMetrics.bodyUploadDuration
+        let uploadsBefore = metrics.map { ($0.total(timer), $0.count(timer)) }
         let before = ProcessMemory.residentBytes() ?? 0
         ProcessMemory.resetPeak()
         let text = try await lab.run(script, timeout: .seconds(600))
@@ -136,8 +137,8 @@ public enum BodiesBenchmark {
         }
         var upload: Double?
         if let metrics, let (sum, count) = uploadsBefore {
-            let uploads = metrics.count(HybridMetrics.bodyUploadDuration) - count
-            let nanoseconds = metrics.total(HybridMetrics.bodyUploadDuration) - sum
+            let uploads = metrics.count(timer) - count
+            let nanoseconds = metrics.total(timer) - sum
             if uploads > 0 { upload = Double(nanoseconds) / Double(uploads) / 1_000_000 }
         }
         return Sample(milliseconds: milliseconds, peakExtraBytes: max(0, peak - before), uploadMilliseconds: upload)

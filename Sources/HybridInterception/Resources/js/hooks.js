@@ -592,12 +592,9 @@
           if (!answered) cut.abort();
           throw error;
         });
-        try {
-          response = await Promise.race([sent, uploadFailed]);
-        } catch (error) {
-          if (signal.aborted) throw signal.reason !== undefined ? signal.reason : new win.DOMException('Aborted', 'AbortError');
-          throw error instanceof TypeError ? error : new TypeError('HybridKit proxy: ' + (error && error.message || error));
-        }
+        // Either the engine's own rejection of the proxy request (as for any fetch) or the upload's, already
+        // turned into the page's error.
+        response = await Promise.race([sent, uploadFailed]);
       } else {
         response = await origFetch.call(win, reserved('proxy'), {
           method: 'POST', headers: { [PROXY_HEADER]: descriptorHeader(descriptor) }, body: inline, signal,
