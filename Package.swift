@@ -84,12 +84,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "HybridCoreTests", dependencies: ["HybridCore", "HybridContainer"]),
+        .testTarget(
+            name: "HybridCoreTests",
+            dependencies: ["HybridCore", "HybridContainer", "HybridConfig", "HybridInterception", "HybridPackages"]),
         .testTarget(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
-                "HybridContainer", "HybridContainerGTK", "HybridInterception", "HybridNetwork",
+                "HybridContainer", "HybridContainerGTK", "HybridInterception", "HybridNetwork", "HybridConfig",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",
                 // The jar synced with the engine, the scheme handler's fetches and document.cookie.
@@ -156,7 +158,7 @@ let package = Package(
             name: "HybridContainer",
             dependencies: [
                 "HybridCore", "HybridOffline", "HybridPackages", "HybridInterception", "HybridCookieSync",
-                .product(name: "Logging", package: "swift-log"),
+                "HybridConfig", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The WebKitGTK factory for the container.

@@ -6,6 +6,8 @@
 #include <webkit2/webkit2.h>
 #include <cairo.h>
 #include <gio/gunixinputstream.h>
+// glibc's heap statistics (mallinfo2), for the benchmarks' leak figures: Swift's Glibc module leaves malloc.h out.
+#include <malloc.h>
 
 static inline WebKitWebView *hk_web_view_new(WebKitWebContext *context, WebKitUserContentManager *manager,
                                             WebKitSettings *settings) {

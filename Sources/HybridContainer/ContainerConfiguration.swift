@@ -14,6 +14,14 @@ public struct ContainerConfiguration: Sendable {
     /// White-screen recovery; nil turns it off.
     public var recovery: RecoveryPolicy?
     public var userAgent: String?
+    /// Non-web schemes, new windows, dialogs, downloads and failed sub-resources (see
+    /// ``NavigationPolicyController``); the container's ``HybridContainer/navigationPolicyHost`` hears them.
+    /// The schemes the container serves (packages, features) are added to its loadable schemes. Nil: no policy
+    /// (the engine's defaults; the host's ``HybridContainer/navigationDelegate`` decides alone).
+    public var navigationPolicy: NavigationPolicyConfiguration?
+    /// A signed remote configuration applied to the page, now and as it changes (degrade list, hook switches,
+    /// bridge permissions, replacement scripts). Nil: none.
+    public var remoteConfig: RemoteConfigApplication?
     /// Whether the page starts on screen (see ``HybridContainer/setVisible(_:)``).
     public var isVisible: Bool
 
@@ -21,7 +29,8 @@ public struct ContainerConfiguration: Sendable {
         modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),
         userScripts: [UserScript] = [], messageHandlers: [HostMessageHandler] = [], packages: PackageServing? = nil,
         features: [any PageFeature] = [], recovery: RecoveryPolicy? = RecoveryPolicy(), userAgent: String? = nil,
-        isVisible: Bool = true
+        navigationPolicy: NavigationPolicyConfiguration? = nil,
+        remoteConfig: RemoteConfigApplication? = nil, isVisible: Bool = true
     ) {
         self.modules = modules
         self.bridge = bridge
@@ -31,6 +40,8 @@ public struct ContainerConfiguration: Sendable {
         self.features = features
         self.recovery = recovery
         self.userAgent = userAgent
+        self.navigationPolicy = navigationPolicy
+        self.remoteConfig = remoteConfig
         self.isVisible = isVisible
     }
 }

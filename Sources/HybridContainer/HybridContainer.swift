@@ -22,8 +22,17 @@ public final class HybridContainer: @unchecked Sendable {
     public let recovery: PageRecovery?
     /// Hears the page's navigations (the container sees them first).
     public weak var navigationDelegate: (any NavigationDelegate)?
+    /// Hears what the navigation policy hands out (external links, new windows, dialogs, downloads).
+    public var navigationPolicyHost: (any NavigationPolicyHost)? {
+        get { navigationPolicy?.host }
+        set { navigationPolicy?.host = newValue }
+    }
+    /// Nil when the configuration turned the navigation policy off.
+    public let navigationPolicy: NavigationPolicyController?
     /// Hears recoveries and give-ups.
     public weak var recoveryDelegate: (any PageRecoveryDelegate)?
+    /// The remote configuration version applied to the page, if any.
+    public var appliedConfigVersion: UInt64? { remoteConfig?.appliedVersion }
     /// Whether the view came warm from a pool.
     public let isPooled: Bool
 
@@ -33,6 +42,7 @@ public final class HybridContainer: @unchecked Sendable {
     private var sessions: [any PageFeatureSession] = []
     private var ownFetcher: URLSessionNetworkFetcher?
     private var packageHandler: PackageSchemeHandler?
+    private var remoteConfig: RemoteConfigApplier?
     private var closed = false
     private let logger = Logger(label: "hybrid.container")
 
@@ -83,6 +93,13 @@ public final class HybridContainer: @unchecked Sendable {
             packages = handler
             assembly.schemeHandlers[serving.route.scheme] = handler
         }
+        let interception = configuration.features.lazy.compactMap { $0 as? RequestInterceptionFeature }.first
+        let applier = configuration.remoteConfig.map {
+            RemoteConfigApplier(
+                $0, engine: engine, packages: packages, switches: interception?.switches,
+                scheme: configuration.packages?.route.scheme ?? interception?.scheme)
+        }
+        applier?.prepare()
         for feature in configuration.features {
             do { try feature.contribute(to: &assembly) } catch {
                 fetcher?.shutDown()
@@ -102,6 +119,7 @@ public final class HybridContainer: @unchecked Sendable {
         self.page = page
         ownFetcher = fetcher
         packageHandler = packages
+        remoteConfig = applier
         for script in assembly.userScripts { engine.addUserScript(script) }
         for host in configuration.messageHandlers {
             engine.addScriptMessageHandler(
@@ -112,8 +130,23 @@ public final class HybridContainer: @unchecked Sendable {
         recovery = configuration.recovery.map {
             PageRecovery(engine: engine, policy: $0, isVisible: configuration.isVisible)
         }
+        // The policy sees navigations first and passes on what it lets through; the engine holds delegates
+        // weakly, the container holds the policy.
+        let served = assembly.schemeHandlers.keys.map { $0.lowercased() }
+        let navigationPolicy = configuration.navigationPolicy.map { policy in
+            var policy = policy
+            policy.schemes.loadableSchemes.formUnion(served)
+            return NavigationPolicyController(engine: engine, configuration: policy)
+        }
+        self.navigationPolicy = navigationPolicy
         router.container = self
-        page.delegate = router
+        if let navigationPolicy {
+            navigationPolicy.next = router
+            page.delegate = navigationPolicy
+            (engine as? any UIDelegateHosting)?.uiDelegate = navigationPolicy
+        } else {
+            page.delegate = router
+        }
         recovery?.assumeIsolated { $0.setDelegate(router) }
 
         do {
@@ -125,6 +158,7 @@ public final class HybridContainer: @unchecked Sendable {
                     throw ContainerError.feature(String(describing: type(of: feature)), error)
                 }
             }
+            applier?.start(modules: page.bridge.modules)
         } catch let error as EngineError {
             close()
             throw ContainerError.engine(error)
@@ -192,10 +226,16 @@ public final class HybridContainer: @unchecked Sendable {
     public func close() {
         guard !closed else { return }
         closed = true
+        remoteConfig?.close()
+        remoteConfig = nil
         for session in sessions.reversed() { session.close() }
         sessions.removeAll()
         page.close()
         page.delegate = nil
+        if let navigationPolicy, let hosting = engine as? any UIDelegateHosting, hosting.uiDelegate === navigationPolicy
+        {
+            hosting.uiDelegate = nil
+        }
         recovery?.assumeIsolated { $0.stop() }
         for host in configuration.messageHandlers { engine.removeScriptMessageHandler(name: host.name) }
         handle.clearSchemes()

@@ -76,6 +76,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             task.fail(.forbidden(error.description))
             return
         }
+        let mode = request.header(ReservedRequest.redirectHeader).flatMap(ProxiedRequest.RedirectMode.init) ?? .follow
         var untagged = Self.removingTag(from: request)
         untagged.body = body.data
         // The type the body was serialized with wins: a form carrier request says urlencoded, the body is multipart.
@@ -83,7 +84,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             untagged.headers.removeAll { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }
             untagged.headers.append(("Content-Type", type))
         }
-        let wrapper = AttachedBodyTask(base: task, request: untagged) { [weak self] wrapper in
+        let wrapper = AttachedBodyTask(base: task, request: untagged, redirectMode: mode) { [weak self] wrapper in
             self?.attached.withLock { $0[ObjectIdentifier(wrapper.base)] = nil }
         }
         attached.withLock { $0[ObjectIdentifier(task)] = wrapper }
@@ -256,9 +257,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 headers[name] = value
             }
         }
-        headers["X-Hybrid-Final-URL"] =
-            pageURL.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? pageURL
-        if head.redirected { headers["X-Hybrid-Redirected"] = "1" }
+        headers.merge(
+            FinalURLHeaders.headers(for: pageURL, redirected: head.redirected, bodyResends: head.bodyResends)
+        ) { $1 }
         return SchemeResponse(statusCode: head.statusCode, headers: headers, reasonPhrase: head.reasonPhrase)
     }
 
@@ -306,7 +307,10 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 
     static func removingTag(from request: EngineRequest) -> EngineRequest {
         var result = request
-        result.headers.removeAll { $0.name.caseInsensitiveCompare(ReservedRequest.bodyHeader) == .orderedSame }
+        result.headers.removeAll {
+            $0.name.caseInsensitiveCompare(ReservedRequest.bodyHeader) == .orderedSame
+                || $0.name.caseInsensitiveCompare(ReservedRequest.redirectHeader) == .orderedSame
+        }
         if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
             let items = components.queryItems, items.contains(where: { $0.name == ReservedRequest.bodyQueryItem })
         {

@@ -28,12 +28,29 @@ public enum RequestHooksScript {
     }
 
     /// Sets the switches the hooks read for documents loaded after it (user scripts run in the order added).
-    public static func switchesScript(_ switches: InterceptionSwitches) -> UserScript {
-        UserScript(source: "window.__hybridRequestSwitches = \(switchesJSON(switches));", allFrames: true)
+    public static func switchesScript(_ settings: InterceptionSwitches.Settings) -> UserScript {
+        UserScript(source: "window.__hybridRequestSwitches = \(switchesJSON(settings));", allFrames: true)
     }
 
-    static func switchesJSON(_ switches: InterceptionSwitches) -> String {
-        "{\"enabled\":\(switches.hooksEnabled),\"proxyEnabled\":\(switches.proxyEnabled)}"
+    /// What the hooks read at run time: `enabled`, `proxyEnabled`, `apis` (name → on) and `degraded`.
+    private struct SwitchesPayload: Encodable {
+        let enabled: Bool
+        let proxyEnabled: Bool
+        let apis: [String: Bool]
+        let degraded: [String]
+
+        init(_ settings: InterceptionSwitches.Settings) {
+            enabled = settings.hooksEnabled
+            proxyEnabled = settings.proxyEnabled
+            apis = Dictionary(
+                uniqueKeysWithValues: RequestAPI.allCases.map { ($0.rawValue, !settings.disabledAPIs.contains($0)) })
+            degraded = settings.degradedPages
+        }
+    }
+
+    static func switchesJSON(_ settings: InterceptionSwitches.Settings) -> String {
+        // Encoding cannot fail for strings and booleans; "{}" would leave the baked-in config in charge.
+        (try? scriptSafeJSON(SwitchesPayload(settings))) ?? "{}"
     }
 
     static func configJSON(_ config: InterceptionConfig, _ schemes: [String], _ switches: InterceptionSwitches) throws
@@ -46,17 +63,18 @@ public enum RequestHooksScript {
             let chunkBytes: Int
             let uploadsInFlight: Int
             let schemes: [String]
-            let enabled: Bool
-            let proxyEnabled: Bool
+            let switches: SwitchesPayload
         }
         let payload = Payload(
             defaultStrategy: config.defaultStrategy, rules: config.rules, degraded: config.degraded,
             chunkBytes: max(1024, config.chunkBytes), uploadsInFlight: min(16, max(1, config.uploadsInFlight)),
-            schemes: schemes.map { $0.lowercased() },
-            enabled: switches.hooksEnabled, proxyEnabled: switches.proxyEnabled)
-        let data = try JSONEncoder().encode(payload)
-        // Inside a <script>-free user script, but `</` and U+2028/9 are escaped anyway so the JSON stays one
-        // expression whatever the prefixes contain.
+            schemes: schemes.map { $0.lowercased() }, switches: SwitchesPayload(switches.effective))
+        return try scriptSafeJSON(payload)
+    }
+
+    /// JSON that stays one expression inside a script whatever its strings contain: `</` and U+2028/9 escaped.
+    private static func scriptSafeJSON(_ value: some Encodable) throws -> String {
+        let data = try JSONEncoder().encode(value)
         return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
             .replacingOccurrences(of: "\u{2028}", with: "\\u2028").replacingOccurrences(of: "\u{2029}", with: "\\u2029")
     }

@@ -8,7 +8,7 @@ public final class RequestInterception: Sendable {
     public let handler: InterceptingSchemeHandler
     public let config: InterceptionConfig
     public let switches: InterceptionSwitches
-    private let engine: any WebEngine
+    private let publisher: SwitchesPublisher
 
     /// - Parameters:
     ///   - scheme: the custom scheme whose pages are hooked (`hybrid`).
@@ -27,35 +27,32 @@ public final class RequestInterception: Sendable {
             hop: PackageSchemeHandler.hop(onExecutorOf: engine), mapURL: mapURL)
         try engine.setSchemeHandler(handler, forScheme: scheme)
         engine.addUserScript(try RequestHooksScript.userScript(config: config, schemes: [scheme], switches: switches))
-        return RequestInterception(handler: handler, config: config, switches: switches, engine: engine)
+        return RequestInterception(
+            handler: handler, config: config, switches: switches,
+            publisher: SwitchesPublisher(switches: switches, engine: engine))
     }
 
     private init(
         handler: InterceptingSchemeHandler, config: InterceptionConfig, switches: InterceptionSwitches,
-        engine: any WebEngine
+        publisher: SwitchesPublisher
     ) {
         self.handler = handler
         self.config = config
         self.switches = switches
-        self.engine = engine
+        self.publisher = publisher
     }
 
     /// Turns the hooks on or off: at once for the scheme handler and the main frame's document, and for every
-    /// document loaded later. Call on the engine's executor.
+    /// document loaded later. Call on the engine's executor; from elsewhere, set ``InterceptionSwitches`` (published
+    /// on the next hop).
     public func setHooksEnabled(_ enabled: Bool) {
         switches.hooksEnabled = enabled
-        publishSwitches()
+        publisher.publish()
     }
 
-    /// Allows or stops full proxy (pages fall back to body by id). Call on the engine's executor.
+    /// Allows or stops full proxy (pages fall back to body by id).
     public func setProxyEnabled(_ enabled: Bool) {
         switches.proxyEnabled = enabled
-        publishSwitches()
-    }
-
-    private func publishSwitches() {
-        engine.addUserScript(RequestHooksScript.switchesScript(switches))
-        engine.evaluateJavaScriptIgnoringResult(
-            "window.__hybridRequestSwitches = \(RequestHooksScript.switchesJSON(switches));")
+        publisher.publish()
     }
 }

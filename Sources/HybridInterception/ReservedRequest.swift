@@ -16,6 +16,8 @@ enum ReservedRequest: Equatable {
     /// Tags a request whose body waits in the store (header for XHR and fetch, query item for beacons and forms).
     static let bodyHeader = "X-Hybrid-Body"
     static let bodyQueryItem = "__hybrid_body"
+    /// With a body tag: the page's fetch `redirect` mode (`manual`, `error`) when it is not `follow`.
+    static let redirectHeader = "X-Hybrid-Redirect"
     static let proxyHeader = "X-Hybrid-Proxy"
     static let contentTypeHeader = "X-Hybrid-Content-Type"
 

@@ -1,3 +1,5 @@
+import HybridCore
+
 /// One entry of the proxy's allowed hosts: an exact host ("api.example.com", "127.0.0.1", "::1") or every
 /// subdomain of a suffix ("*.example.com" matches "a.example.com" and "a.b.example.com", not "example.com":
 /// list the apex separately when it is meant).
@@ -36,10 +38,5 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible, Expressi
     }
 
     /// Lower case, no trailing dot ("example.com." is the same host), no IPv6 brackets.
-    static func normalized(_ host: String) -> String {
-        var host = host.lowercased()
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        while host.hasSuffix(".") { host.removeLast() }
-        return host
-    }
+    static func normalized(_ host: String) -> String { WebOrigin.normalizedHost(host) }
 }

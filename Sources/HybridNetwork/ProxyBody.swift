@@ -9,24 +9,6 @@ enum ProxyBody: Sendable {
     case data(Data)
     case stream(any RequestBodySource)
 
-    /// The request's streamed body if it has one, else its bytes.
-    init?(_ request: ProxiedRequest) {
-        if let source = request.streamedBody {
-            self = .stream(source)
-        } else if let data = request.body {
-            self = .data(data)
-        } else {
-            return nil
-        }
-    }
-
-    var count: Int {
-        switch self {
-        case .data(let data): data.count
-        case .stream(let source): source.count
-        }
-    }
-
     var clientBody: HTTPClientRequest.Body {
         switch self {
         case .data(let data): .bytes(ByteBuffer(bytes: data))

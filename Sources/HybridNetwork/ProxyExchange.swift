@@ -31,10 +31,16 @@ struct ProxyExchange: Sendable {
 
     private func perform(_ sink: ProxyEventSink) async throws(ProxyError) {
         var hop = try ProxyHop.first(request, policy: policy)
+        // A body still arriving travels beside the hops (they carry bytes in hand); it goes wherever a hop would
+        // carry the body, and is dropped where a redirect drops it.
+        var streamed = hop.method == "GET" || hop.method == "HEAD" ? nil : request.streamedBody
         var redirects = 0
+        var bodyResends = 0
         while true {
             let addresses = try await policy.vet(hop.url, resolver: resolver)
-            let response = try await send(hop, to: ConnectionTarget.targets(for: hop.url, vettedAddresses: addresses))
+            let body = streamed.map(ProxyBody.stream) ?? hop.body.map(ProxyBody.data)
+            let response = try await send(
+                hop, body: body, to: ConnectionTarget.targets(for: hop.url, vettedAddresses: addresses))
             let status = Int(response.status.code)
             store(response.headers["set-cookie"], from: hop.url)
             if RedirectRule.redirectStatuses.contains(status), let location = response.headers.first(name: "location") {
@@ -48,19 +54,29 @@ struct ProxyExchange: Sendable {
                     guard redirects < policy.redirectLimit else {
                         throw .tooManyRedirects(limit: policy.redirectLimit)
                     }
-                    let next = try RedirectRule.next(after: hop, status: status, location: location)
+                    let next: ProxyHop
+                    do throws(RedirectRefusal) {
+                        next = try RedirectRule.next(after: hop, status: status, location: location)
+                    } catch {
+                        throw .redirectRefused(error.reason)
+                    }
                     await Self.discard(response.body)
                     redirects += 1
+                    // The rule turns the request into a GET exactly when it drops the body.
+                    if next.method == "GET" && hop.method != "GET" { streamed = nil }
+                    if next.body != nil || streamed != nil { bodyResends += 1 }
                     hop = next
                     continue
                 }
             }
-            try await deliver(response, url: hop.url, redirected: redirects > 0, to: sink)
+            try await deliver(response, url: hop.url, redirected: redirects > 0, bodyResends: bodyResends, to: sink)
             return
         }
     }
 
-    private func send(_ hop: ProxyHop, to targets: [ConnectionTarget]) async throws(ProxyError) -> HTTPClientResponse {
+    private func send(
+        _ hop: ProxyHop, body: ProxyBody?, to targets: [ConnectionTarget]
+    ) async throws(ProxyError) -> HTTPClientResponse {
         var outgoing = HTTPClientRequest(url: hop.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: hop.method)
         for header in hop.headers { outgoing.headers.add(name: header.name, value: header.value) }
@@ -74,7 +90,7 @@ struct ProxyExchange: Sendable {
         {
             outgoing.headers.add(name: "Cookie", value: cookie)
         }
-        if let body = hop.body {
+        if let body {
             outgoing.body = body.clientBody
         } else if hop.method != "GET" && hop.method != "HEAD" {
             outgoing.body = .bytes(ByteBuffer())
@@ -112,7 +128,7 @@ struct ProxyExchange: Sendable {
     }
 
     private func deliver(
-        _ response: HTTPClientResponse, url: URL, redirected: Bool, to sink: ProxyEventSink
+        _ response: HTTPClientResponse, url: URL, redirected: Bool, bodyResends: Int, to sink: ProxyEventSink
     ) async throws(ProxyError) {
         let limit = policy.maxResponseBodyBytes
         let decoded = Self.isDecodedByClient(response.headers)
@@ -127,7 +143,7 @@ struct ProxyExchange: Sendable {
             .map { (name: $0.name, value: $0.value) }
         let head = ProxiedResponseHead(
             statusCode: Int(response.status.code), reasonPhrase: response.status.reasonPhrase, headers: headers,
-            url: url, redirected: redirected)
+            url: url, redirected: redirected, bodyResends: bodyResends)
         guard sink.send(.response(head)) else { return }
         var received = 0
         do {

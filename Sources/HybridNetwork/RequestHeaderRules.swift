@@ -15,10 +15,6 @@ enum RequestHeaderRules {
     static let forbiddenMethods: Set<String> = ["CONNECT", "TRACE", "TRACK"]
     /// Methods Fetch upper-cases whatever case the page used.
     static let normalizedMethods: Set<String> = ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]
-    /// Headers that describe a body; dropped with the body when a redirect turns the request into a GET.
-    static let bodyHeaderNames: Set<String> = [
-        "content-encoding", "content-language", "content-location", "content-type",
-    ]
 
     /// The page's headers minus forbidden and malformed ones (a value with CR or LF would smuggle a header).
     static func allowed(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {

@@ -246,11 +246,14 @@ public final class PackageSchemeHandler: SchemeHandler {
         let redirects =
             navigate != nil && (request.method.uppercased() == "GET" || request.method.uppercased() == "HEAD")
             ? redirects : nil
+        let mode = (task as? any RedirectModeCarrying)?.redirectMode ?? .follow
         let transfer = register(task)
-        let fetch = network.fetch(request, followRedirects: redirects == nil) { [weak self] event in
+        let fetch = network.fetch(request, followRedirects: redirects == nil && mode == .follow) { [weak self] event in
             transfer.enqueue(event)
             self?.hop { [weak self] in
-                self?.deliver(transfer.drain(), to: task, transfer, mainDocument: redirects.map { (url, $0) })
+                self?.deliver(
+                    transfer.drain(), to: task, transfer, mainDocument: redirects.map { (url, $0) },
+                    refusesRedirects: mode == .error)
             }
         }
         transfer.attach(fetch)
@@ -260,15 +263,30 @@ public final class PackageSchemeHandler: SchemeHandler {
     /// - Parameter mainDocument: the fetched URL and the redirects that led to it, for a main document.
     private func deliver(
         _ events: [NetworkFetchEvent], to task: any SchemeTask, _ transfer: Transfer,
-        mainDocument: (url: URL, redirects: Int)?
+        mainDocument: (url: URL, redirects: Int)?, refusesRedirects: Bool
     ) {
         for event in events {
             guard isActive(task, transfer) else { return }
             switch event {
-            case .response(let response):
+            case .response(var response):
                 if let mainDocument, let target = redirectTarget(of: response, from: mainDocument.url) {
                     redirect(task, transfer, to: target, after: mainDocument.redirects)
                     return
+                }
+                if refusesRedirects, Self.isRedirect(response) {
+                    unregister(task)
+                    transfer.cancel()
+                    task.fail(
+                        .failed(
+                            "\(task.request.url.absoluteString) answered \(response.statusCode) and the request's "
+                                + "redirect mode is 'error'"))
+                    return
+                }
+                // The page knows the final URL on the custom scheme when the route covers it, as it asked.
+                if let final = response.redirection?.url, mapping.isRouted(final),
+                    let custom = mapping.customURL(for: final)
+                {
+                    response.redirection?.url = custom
                 }
                 task.respond(response)
             case .data(let data): task.send(data)
@@ -283,6 +301,11 @@ public final class PackageSchemeHandler: SchemeHandler {
     }
 
     // MARK: Main-document redirects
+
+    private static func isRedirect(_ response: SchemeResponse) -> Bool {
+        RedirectRule.redirectStatuses.contains(response.statusCode)
+            && response.headers.keys.contains { $0.caseInsensitiveCompare("Location") == .orderedSame }
+    }
 
     /// Where a 3xx sends the page: back on the custom scheme when the route covers the target's origin (so it is
     /// served from a package when one has it), else the http(s) URL itself, which the engine loads natively.

@@ -15,6 +15,7 @@
         public let webView: WKWebView
         private var schemeBridges: [String: SchemeHandlerBridge] = [:]
         private var messageProxies: [String: MessageProxy] = [:]
+        private var addedScripts: [UserScript] = []
         private weak var delegate: (any NavigationDelegate)?
         weak var uiDelegateStorage: (any EngineUIDelegate)?
         private lazy var cookies = WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
@@ -84,11 +85,26 @@
                         source: script.source,
                         injectionTime: script.injectionTime == .documentStart ? .atDocumentStart : .atDocumentEnd,
                         forMainFrameOnly: !script.allFrames))
+                addedScripts.append(script)
             }
         }
 
         public nonisolated func removeAllUserScripts() {
-            MainActor.assumeIsolated { webView.configuration.userContentController.removeAllUserScripts() }
+            MainActor.assumeIsolated {
+                webView.configuration.userContentController.removeAllUserScripts()
+                addedScripts.removeAll()
+            }
+        }
+
+        /// WKUserContentController removes scripts only all at once: remove all, add back the others in order.
+        public nonisolated func removeUserScript(_ script: UserScript) {
+            MainActor.assumeIsolated {
+                guard let index = addedScripts.firstIndex(of: script) else { return }
+                var kept = addedScripts
+                kept.remove(at: index)
+                removeAllUserScripts()
+                for script in kept { addUserScript(script) }
+            }
         }
 
         public nonisolated var supportsMessageReplies: Bool { true }

@@ -94,16 +94,18 @@ struct BenchCommand: AsyncParsableCommand {
                 First paint is measured from the host asking for a page (container created) to the page's second
                 requestAnimationFrame callback posting to native (target: pooled ≤ 0.5× new). Memory is the proportional
                 set size (PSS) of this process and its WebKit processes per idle pooled view, next to a view showing
-                the page.
+                the page. Heap left per cycle is glibc's heap in use after create/load/close cycles of a container,
+                next to a bare view given the same page: what a container would leak shows as the difference.
                 """)
 
         @OptionGroup var output: Output
         @OptionGroup var global: GlobalOptions
         @Option(help: "Timed page opens per side.") var rounds = 10
         @Option(help: "Views per side for the memory figure.") var memoryViews = 4
+        @Option(help: "Create/load/close cycles per side for the heap figure.") var churnCycles = 60
 
         func validate() throws {
-            guard rounds > 0, memoryViews > 0 else { throw ValidationError("counts must be positive") }
+            guard rounds > 0, memoryViews > 0, churnCycles > 0 else { throw ValidationError("counts must be positive") }
         }
 
         func run() async throws {
@@ -111,6 +113,7 @@ struct BenchCommand: AsyncParsableCommand {
             var options = ContainerBenchmark.Options()
             options.rounds = rounds
             options.memoryViews = memoryViews
+            options.churnCycles = churnCycles
             if global.verbose {
                 options.progress = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
             }

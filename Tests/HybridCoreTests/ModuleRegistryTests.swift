@@ -55,4 +55,31 @@ import Testing
     @Test func catalogListsMethods() {
         #expect(registry.catalog["a"] == ["loop", "one", "private", "two"])
     }
+
+    @Test func aNarrowingOverrideOnlyTakesAccessAway() {
+        registry.setAccessOverrides(["a": AccessOverride(origins: ["https://other.example"])])
+        defer { registry.setAccessOverrides([:]) }
+        // Neither the module's own origin (withdrawn) nor the override's (never granted by the module).
+        #expect(code("a", "one") == .denied)
+        #expect(code("a", "one", origin: "https://other.example") == .denied)
+        // Other modules keep their own rules.
+        #expect(code("b", "twice") != .denied)
+    }
+
+    @Test func aReplacingOverrideSetsTheOriginsButKeepsTheFrameRule() {
+        registry.setAccessOverrides(["a": AccessOverride(origins: ["HTTPS://Other.Example"], mode: .replace)])
+        defer { registry.setAccessOverrides([:]) }
+        #expect(code("a", "one", origin: "https://other.example") == nil)
+        #expect(code("a", "one") == .denied)
+        #expect(code("a", "one", origin: "https://other.example", main: false) == .denied)
+    }
+
+    @Test func overridesApplyAtEveryForwardingHop() {
+        // a.two forwards to b.twice: withdrawing b stops the forwarded call too.
+        registry.setAccessOverrides(["b": AccessOverride(origins: [])])
+        defer { registry.setAccessOverrides([:]) }
+        #expect(code("a", "two") == .denied)
+        registry.setAccessOverrides(["b": AccessOverride(origins: ["*"])])
+        #expect(code("a", "two") != .denied)
+    }
 }

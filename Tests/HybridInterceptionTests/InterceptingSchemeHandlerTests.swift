@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import Synchronization
 import Testing
 
 @testable import HybridInterception
@@ -44,6 +45,25 @@ import Testing
         #expect(seen.header("Content-Type") == "multipart/form-data; boundary=x")
         #expect(task.finished && task.body == Data("inner".utf8))
         #expect(handler.store.count == 0)
+    }
+
+    @Test func theRedirectModeReachesTheInnerHandlerAndFollowedRedirectsReachThePage() throws {
+        let inner = RedirectingInner()
+        let handler = InterceptingSchemeHandler(wrapping: inner, hop: { $0() })
+        let id = try upload(Data("x".utf8), to: handler)
+        let task = try post("hybrid://a.test/api", headers: [("X-Hybrid-Body", id), ("X-Hybrid-Redirect", "manual")])
+        handler.start(task)
+        #expect(inner.modes == [.manual])
+        #expect(inner.seen?.header("X-Hybrid-Redirect") == nil, "the mode is for native code, not the server")
+        let head = try #require(task.head)
+        // Percent-encoded once more for the header; the hooks' decodeURIComponent gives the URL back.
+        #expect(head.headers["X-Hybrid-Final-URL"] == "hybrid://a.test/final?q=%25C3%25BC")
+        #expect(head.headers["X-Hybrid-Redirected"] == "1")
+        #expect(head.headers["X-Hybrid-Body-Resends"] == "1")
+
+        let plain = try upload(Data("y".utf8), to: handler)
+        handler.start(try post("hybrid://a.test/api", headers: [("X-Hybrid-Body", plain)]))
+        #expect(inner.modes == [.manual, .follow], "no header: follow, as fetch's default")
     }
 
     @Test func aBodyTagInTheQueryIsRemovedFromTheURL() throws {
@@ -177,4 +197,24 @@ import Testing
         #expect(source.contains(#""schemes":["hybrid"]"#))
         #expect(!source.contains("</script>"))
     }
+}
+
+/// An inner handler that reports the redirect mode it was given and answers as if it followed a 307.
+final class RedirectingInner: SchemeHandler {
+    private let state = Mutex<(modes: [ProxiedRequest.RedirectMode], seen: EngineRequest?)>(([], nil))
+    var modes: [ProxiedRequest.RedirectMode] { state.withLock { $0.modes } }
+    var seen: EngineRequest? { state.withLock { $0.seen } }
+
+    func start(_ task: any SchemeTask) {
+        let mode = (task as? AttachedBodyTask)?.redirectMode
+        state.withLock {
+            if let mode { $0.modes.append(mode) }
+            $0.seen = task.request
+        }
+        let final = URL(string: "hybrid://a.test/final?q=%C3%BC") ?? task.request.url
+        task.respond(SchemeResponse(statusCode: 200, redirection: .init(url: final, bodyResends: 1)))
+        task.finish()
+    }
+
+    func stop(_ task: any SchemeTask) {}
 }

@@ -43,6 +43,17 @@ public struct RequestInterceptionFeature: PageFeature {
                 mapURL: mapURL)
         }
     }
+
+    /// Keeps the page in step with ``switches`` while it lives.
+    public func attach(to page: HybridPage) throws -> (any PageFeatureSession)? {
+        SwitchesSession(publisher: SwitchesPublisher(switches: switches, engine: page.engine))
+    }
+}
+
+private final class SwitchesSession: PageFeatureSession {
+    let publisher: SwitchesPublisher
+    init(publisher: SwitchesPublisher) { self.publisher = publisher }
+    func close() { publisher.cancel() }
 }
 
 public enum RequestInterceptionFeatureError: Error, CustomStringConvertible {

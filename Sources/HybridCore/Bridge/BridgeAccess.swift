@@ -26,9 +26,17 @@ public struct BridgeAccess: Sendable {
     public static let anyPage = BridgeAccess(origins: .any, allowsSubframes: true)
 
     func check(origin: String, isMainFrame: Bool, module: String) throws(BridgeError) {
+        try checkFrame(isMainFrame: isMainFrame, module: module)
+        try checkOrigin(origin, module: module)
+    }
+
+    func checkFrame(isMainFrame: Bool, module: String) throws(BridgeError) {
         if !isMainFrame && !allowsSubframes {
             throw .denied("module '\(module)' cannot be called from a subframe")
         }
+    }
+
+    func checkOrigin(_ origin: String, module: String) throws(BridgeError) {
         let allowed =
             switch origins {
             case .any: true

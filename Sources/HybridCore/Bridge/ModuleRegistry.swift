@@ -3,6 +3,7 @@ import Synchronization
 /// The modules of one bridge, by name. Safe to change from any thread while calls are served.
 public final class ModuleRegistry: Sendable {
     private let modules = Mutex<[String: BridgeModule]>([:])
+    private let overrides = Mutex<[String: AccessOverride]>([:])
 
     public init(_ modules: [BridgeModule] = []) {
         for module in modules { register(module) }
@@ -16,6 +17,14 @@ public final class ModuleRegistry: Sendable {
     public func unregister(_ name: String) {
         modules.withLock { $0[name] = nil }
     }
+
+    /// Replaces every run-time access override (module name → override); modules not listed go back to their
+    /// own access. Takes effect from the next call.
+    public func setAccessOverrides(_ newOverrides: [String: AccessOverride]) {
+        overrides.withLock { $0 = newOverrides }
+    }
+
+    public var accessOverrides: [String: AccessOverride] { overrides.withLock { $0 } }
 
     public subscript(name: String) -> BridgeModule? { modules.withLock { $0[name] } }
 
@@ -34,7 +43,7 @@ public final class ModuleRegistry: Sendable {
             guard let found = self[moduleName] else {
                 throw BridgeError(.unknownModule, "no native module named '\(moduleName)'")
             }
-            try found.access.check(origin: origin, isMainFrame: isMainFrame, module: moduleName)
+            try checkAccess(found, named: moduleName, origin: origin, isMainFrame: isMainFrame)
             guard let target = found.methods[methodName] else {
                 throw BridgeError(.unknownMethod, "module '\(moduleName)' has no method '\(methodName)'")
             }
@@ -44,5 +53,18 @@ public final class ModuleRegistry: Sendable {
             (moduleName, methodName) = (nextModule, nextMethod)
         }
         throw BridgeError(.internalError, "forwarding from '\(module).\(method)' loops")
+    }
+
+    private func checkAccess(
+        _ module: BridgeModule, named name: String, origin: String, isMainFrame: Bool
+    ) throws(BridgeError) {
+        guard let override = overrides.withLock({ $0[name] }) else {
+            return try module.access.check(origin: origin, isMainFrame: isMainFrame, module: name)
+        }
+        try module.access.checkFrame(isMainFrame: isMainFrame, module: name)
+        if override.mode == .narrow { try module.access.checkOrigin(origin, module: name) }
+        if !override.allows(origin) {
+            throw .denied("origin \(origin) may not call module '\(name)' (access restricted at run time)")
+        }
     }
 }

@@ -16,14 +16,32 @@ public struct SchemeResponse: Sendable, Equatable {
     public var expectedLength: Int?
     /// The status line's reason phrase (`statusText` in the page); `nil` lets the engine pick the standard one.
     public var reasonPhrase: String?
+    /// Set when the handler followed redirects itself (nil: the request's own URL answered). Engines cannot be
+    /// told through their scheme-handler APIs; layers above (the request hooks) pass it on to the page.
+    public var redirection: Redirection?
+
+    /// Where the redirects a handler followed led.
+    public struct Redirection: Sendable, Equatable {
+        /// The URL that finally answered.
+        public var url: URL
+        /// How many hops re-sent the request body (307 and 308 keep it; engines report upload progress for each).
+        public var bodyResends: Int
+
+        public init(url: URL, bodyResends: Int = 0) {
+            self.url = url
+            self.bodyResends = bodyResends
+        }
+    }
 
     public init(
-        statusCode: Int = 200, headers: [String: String] = [:], expectedLength: Int? = nil, reasonPhrase: String? = nil
+        statusCode: Int = 200, headers: [String: String] = [:], expectedLength: Int? = nil, reasonPhrase: String? = nil,
+        redirection: Redirection? = nil
     ) {
         self.statusCode = statusCode
         self.headers = headers
         self.expectedLength = expectedLength
         self.reasonPhrase = reasonPhrase
+        self.redirection = redirection
     }
 }
 

@@ -28,6 +28,8 @@ public protocol WebEngine: AnyObject, Sendable {
     /// The cheap form for native→JS messages whose result nobody reads.
     func evaluateJavaScriptIgnoringResult(_ script: String)
     func addUserScript(_ script: UserScript)
+    /// Removes the first added script equal to `script` (documents loaded later no longer get it); nothing if none.
+    func removeUserScript(_ script: UserScript)
     func removeAllUserScripts()
     /// Registers `handler` under `name` (`window.webkit.messageHandlers[name]` in pages).
     /// With `replies: true` and an engine that supports it, `postMessage` returns a promise the handler settles.

@@ -59,15 +59,19 @@ public struct ProxiedResponseHead: Sendable {
     /// The URL that answered: differs from the request's when redirects were followed.
     public var url: URL
     public var redirected: Bool
+    /// How many redirect hops re-sent the request body (307 and 308 keep it).
+    public var bodyResends: Int
 
     public init(
-        statusCode: Int, reasonPhrase: String, headers: [(name: String, value: String)], url: URL, redirected: Bool
+        statusCode: Int, reasonPhrase: String, headers: [(name: String, value: String)], url: URL, redirected: Bool,
+        bodyResends: Int = 0
     ) {
         self.statusCode = statusCode
         self.reasonPhrase = reasonPhrase
         self.headers = headers
         self.url = url
         self.redirected = redirected
+        self.bodyResends = bodyResends
     }
 }
 

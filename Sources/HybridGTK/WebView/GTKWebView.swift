@@ -45,6 +45,8 @@ public final class GTKWebView: WebEngine {
     private let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
     private var messageHandlers: [String: (handler: any ScriptMessageHandler, signal: gulong, replies: Bool)] = [:]
     private var schemeHandlers: [String: any SchemeHandler] = [:]
+    /// Scripts added, in order, each with its WebKit object (one reference held), so one can be removed.
+    private var userScripts: [(script: UserScript, handle: OpaquePointer)] = []
     private var schemeTasks: [ObjectIdentifier: GTKSchemeTask] = [:]
     private weak var delegate: (any NavigationDelegate)?
     private var closed = false
@@ -101,6 +103,7 @@ public final class GTKWebView: WebEngine {
         viewSignals.removeAll()
         GTKWebContext.shared.detach(engineView: UnsafeMutableRawPointer(webView))
         gtk_widget_destroy(window)
+        releaseUserScripts()
         g_object_unref(UnsafeMutableRawPointer(contentManager))
     }
 
@@ -197,13 +200,31 @@ public final class GTKWebView: WebEngine {
                 script.injectionTime == .documentStart
                     ? WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START : WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_END,
                 nil, nil)
+            guard let userScript else { return }
             webkit_user_content_manager_add_script(contentManager, userScript)
-            webkit_user_script_unref(userScript)
+            userScripts.append((script, userScript))
+        }
+    }
+
+    public nonisolated func removeUserScript(_ script: UserScript) {
+        GTKActor.run {
+            guard let index = userScripts.firstIndex(where: { $0.script == script }) else { return }
+            let handle = userScripts.remove(at: index).handle
+            webkit_user_content_manager_remove_script(contentManager, handle)
+            webkit_user_script_unref(handle)
         }
     }
 
     public nonisolated func removeAllUserScripts() {
-        GTKActor.run { webkit_user_content_manager_remove_all_scripts(contentManager) }
+        GTKActor.run {
+            webkit_user_content_manager_remove_all_scripts(contentManager)
+            releaseUserScripts()
+        }
+    }
+
+    private func releaseUserScripts() {
+        for entry in userScripts { webkit_user_script_unref(entry.handle) }
+        userScripts.removeAll()
     }
 
     public nonisolated var supportsMessageReplies: Bool { true }

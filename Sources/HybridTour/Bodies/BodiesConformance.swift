@@ -27,29 +27,17 @@ public enum BodiesConformance {
     public static let scenarios: [(name: String, apis: [String])] = [
         ("abort", ["xhr", "fetch"]), ("timeout", ["xhr", "fetch"]), ("json", ["xhr"]), ("arraybuffer", ["xhr"]),
         ("blobResponse", ["xhr"]), ("document", ["xhr"]), ("redirect307", ["xhr", "fetch"]),
-        ("redirect303", ["xhr", "fetch"]), ("status404", ["xhr", "fetch"]), ("stream", ["fetch"]),
+        ("redirect303", ["xhr", "fetch"]), ("redirect302", ["xhr", "fetch"]), ("redirect308", ["xhr", "fetch"]),
+        ("redirectManual", ["fetch"]), ("redirectError", ["fetch"]), ("status404", ["xhr", "fetch"]),
+        ("stream", ["fetch"]),
         ("sync", ["xhr"]), ("syncString", ["xhr"]), ("credentials", ["xhr", "fetch"]),
         ("authorType", ["xhr", "fetch"]),
     ]
 
     /// Differences that come from below the hooks, each with its reason. A row listed here that passes is fine.
-    public static let knownLimitations: [(name: String, strategies: [String], why: String)] = [
-        (
-            "redirect307", ["bodyByID"],
-            "the package handler's network fallback (URLSession on Linux) follows a 307 without the body, and the "
-                + "engine never learns the final URL"
-        ),
-        (
-            "redirect307", ["fullProxy"],
-            "the proxy follows the 307 natively, so the engine's extra upload progress event for the re-sent body "
-                + "is not replayed (bytes, status and final URL match)"
-        ),
-        (
-            "redirect303", ["bodyByID"],
-            "the scheme handler follows redirects itself, so the engine never learns the final URL "
-                + "(responseURL, Response.url, redirected)"
-        ),
-    ]
+    /// None today: redirects under body by id (final URL, 307 bodies, manual and error modes), the Content-Type
+    /// of untyped bodies and the upload progress of re-sent bodies all match the engine.
+    public static let knownLimitations: [(name: String, strategies: [String], why: String)] = []
 
     /// The known limitation `row` falls under, if any.
     public static func knownLimitation(of row: Row) -> String? {
@@ -147,9 +135,7 @@ public enum BodiesConformance {
                 problems.append("Content-Type \(show(echo["contentType"])) is not multipart with a boundary")
             }
         } else {
-            if echo["contentType"] == .string(urlSessionDefaultType), isAbsent(engineEcho["contentType"]) {
-                notes.append(urlSessionNote)
-            } else if echo["contentType"] != engineEcho["contentType"] {
+            if echo["contentType"] != engineEcho["contentType"] {
                 problems.append(
                     "Content-Type \(show(echo["contentType"])) vs engine \(show(engineEcho["contentType"]))")
             }
@@ -160,17 +146,11 @@ public enum BodiesConformance {
     static func judgeScenario(
         name: String, hooked: JSONValue, baseline: JSONValue, _ problems: inout [String], _ notes: inout [String]
     ) {
-        for field in ["thrown", "response", "redirected"] where hooked[field] != baseline[field] {
+        for field in ["thrown", "response", "redirected", "type"] where hooked[field] != baseline[field] {
             problems.append("\(field) \(show(hooked[field])) vs engine \(show(baseline[field]))")
         }
-        if hooked["echo"]?["contentType"] == .string(urlSessionDefaultType), isAbsent(baseline["echo"]?["contentType"])
-        {
-            notes.append(urlSessionNote)
-        }
         for field in ["method", "sha256", "length", "contentType", "query"]
-        where hooked["echo"]?[field] != baseline["echo"]?[field]
-            && !(field == "contentType" && hooked["echo"]?[field] == .string(urlSessionDefaultType))
-        {
+        where hooked["echo"]?[field] != baseline["echo"]?[field] {
             problems.append("echo.\(field) \(show(hooked["echo"]?[field])) vs engine \(show(baseline["echo"]?[field]))")
         }
         // The page's own origin differs (hybrid:// vs http://): compare what follows it.
@@ -178,15 +158,6 @@ public enum BodiesConformance {
             problems.append("\(field) \(show(hooked[field])) vs engine \(show(baseline[field]))")
         }
     }
-
-    /// swift-corelibs-foundation's URLSession gives every POST without a Content-Type this one, after the hooks
-    /// (in the package handler's network fallback and in URLSession-based proxies). Reported, not hidden.
-    static let urlSessionDefaultType = "application/x-www-form-urlencoded"
-    static let urlSessionNote =
-        "server saw Content-Type application/x-www-form-urlencoded where the page sent none: URLSession on Linux "
-        + "adds it to POSTs without one, downstream of the hooks"
-
-    static func isAbsent(_ value: JSONValue?) -> Bool { value == nil || value == .null }
 
     static func path(_ value: JSONValue?) -> String? {
         guard case .string(let text)? = value, let url = URL(string: text) else { return nil }

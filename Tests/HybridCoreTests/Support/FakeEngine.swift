@@ -53,6 +53,11 @@ final class FakeEngine: WebEngine {
         MainActor.assumeIsolated { evaluations.append(script) }
     }
     nonisolated func addUserScript(_ script: UserScript) { MainActor.assumeIsolated { userScripts.append(script) } }
+    nonisolated func removeUserScript(_ script: UserScript) {
+        MainActor.assumeIsolated {
+            if let index = userScripts.firstIndex(of: script) { userScripts.remove(at: index) }
+        }
+    }
     nonisolated func removeAllUserScripts() { MainActor.assumeIsolated { userScripts.removeAll() } }
     nonisolated func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
         MainActor.assumeIsolated { handlers[name] = (handler, replies) }

@@ -92,6 +92,7 @@
       getAllResponseHeaders: xhrProto.getAllResponseHeaders,
       beacon: win.navigator.sendBeacon,
       submit: win.HTMLFormElement.prototype.submit,
+      responseURL: Object.getOwnPropertyDescriptor(xhrProto, 'responseURL'),
     };
 
     Object.defineProperty(win, '__hybridRequests', {
@@ -108,11 +109,19 @@
     // last one wins); the scheme handler enforces them whatever a page does.
     function switches() {
       const latest = win.__hybridRequestSwitches;
-      return latest && typeof latest === 'object' ? latest : config;
+      return latest && typeof latest === 'object' ? latest : config.switches;
     }
 
     function enabled() {
-      return state.enabled && switches().enabled !== false;
+      if (!state.enabled || switches().enabled === false) return false;
+      const degraded = switches().degraded;
+      return !(Array.isArray(degraded) && degraded.some((prefix) => pageURL.startsWith(prefix)));
+    }
+
+    // Each API can be switched off on its own (a remote configuration's hook switches).
+    function apiEnabled(api) {
+      const apis = switches().apis;
+      return !(apis && apis[api] === false);
     }
 
     function effectiveStrategy() {
@@ -120,9 +129,9 @@
       return state.strategy;
     }
 
-    // What to do with a request to `url`: null (engine as is), 'store' or 'proxy'.
-    function planFor(url) {
-      if (!intercepted || !enabled()) return null;
+    // What to do with a request `api` makes to `url`: null (engine as is), 'store' or 'proxy'.
+    function planFor(url, api) {
+      if (!intercepted || !enabled() || !apiEnabled(api)) return null;
       let target;
       try {
         target = new URL(url, win.document.baseURI);
@@ -266,7 +275,7 @@
     xhrProto.open = function (method, url) {
       clearOverrides(this);
       const async = arguments.length < 3 || !!arguments[2];
-      const plan = planFor(url);
+      const plan = planFor(url, 'xhr');
       const st = { method: String(method).toUpperCase(), url: String(url), async, headers: [], plan, phase: 'opened' };
       const previous = xhrState.get(this);
       if (previous) clearTimeout(previous.timer);
@@ -296,6 +305,20 @@
           const current = xhrState.get(this);
           if (current) clearTimeout(current.timer);
         }, true);
+        // The engine fires one more upload progress event, before HEADERS_RECEIVED, for each redirect that re-sends
+        // the body (307, 308); native code followed the redirects and says how many did.
+        this.upload.addEventListener('load', (event) => {
+          const current = xhrState.get(this);
+          if (current) current.uploadTotal = event.total;
+        }, true);
+        this.addEventListener('readystatechange', () => {
+          const current = xhrState.get(this);
+          if (!current || !current.plan || this.readyState !== 2 || current.resendsReplayed) return;
+          current.resendsReplayed = true;
+          const resends = Number(orig.getResponseHeader.call(this, 'X-Hybrid-Body-Resends')) || 0;
+          const total = current.uploadTotal || 0;
+          for (let i = 0; i < resends; i++) progress(this.upload, 'progress', total, total);
+        }, true);
       }
       if (plan && plan.mode === 'proxy') {
         const args = Array.prototype.slice.call(arguments);
@@ -308,6 +331,14 @@
           return value ? decodeURIComponent(value) : '';
         });
         return result;
+      }
+      if (plan && plan.mode === 'store') {
+        // Native code follows redirects of requests it re-attached a body to and names the final URL.
+        const xhr = this;
+        override(this, 'responseURL', () => {
+          const value = orig.getResponseHeader.call(xhr, 'X-Hybrid-Final-URL');
+          return value ? decodeURIComponent(value) : orig.responseURL.get.call(xhr);
+        });
       }
       return orig.open.apply(this, arguments);
     };
@@ -490,16 +521,21 @@
     };
 
     // ---- fetch ----
-    win.fetch = function (input, init) {
-      const isRequest = tagOf(input) === '[object Request]';
-      const plan = planFor(isRequest ? input.url : String(input));
-      if (!plan) return origFetch.apply(this, arguments);
-      let body = init && 'body' in init ? init.body : undefined;
-      let kind = kindOf(body);
-      if (isRequest && kind === 'none' && input.body !== null && !(init && 'body' in init)) kind = 'request';
-      if (plan.mode === 'store' && !needsStore(kind, body)) return origFetch.apply(this, arguments);
-      return fetchHooked(input, init, plan, body, kind);
-    };
+    // One hooked fetch per API that uses it, so each follows its own switch.
+    function hookedFetch(api) {
+      return function (input, init) {
+        const isRequest = tagOf(input) === '[object Request]';
+        const plan = planFor(isRequest ? input.url : String(input), api);
+        if (!plan) return origFetch.apply(this, arguments);
+        let body = init && 'body' in init ? init.body : undefined;
+        let kind = kindOf(body);
+        if (isRequest && kind === 'none' && input.body !== null && !(init && 'body' in init)) kind = 'request';
+        if (plan.mode === 'store' && !needsStore(kind, body)) return origFetch.apply(this, arguments);
+        return fetchHooked(input, init, plan, body, kind);
+      };
+    }
+    win.fetch = hookedFetch('fetch');
+    const beaconFetch = hookedFetch('sendBeacon');
 
     async function fetchHooked(input, init, plan, body, kind) {
       let request;
@@ -565,11 +601,15 @@
         const sent = new win.Headers();
         headers.forEach(([name, value]) => sent.append(name, value));
         sent.set(BODY_HEADER, bodyID);
-        return origFetch.call(win, request.url, {
+        // Native code meets the redirects, so it applies the mode; the engine only sees the outcome.
+        if (request.redirect !== 'follow') sent.set('X-Hybrid-Redirect', request.redirect);
+        const response = await origFetch.call(win, request.url, {
           method, headers: sent, signal, credentials: request.credentials, cache: request.cache,
           redirect: request.redirect, referrer: request.referrer, referrerPolicy: request.referrerPolicy,
           integrity: request.integrity, keepalive: request.keepalive, mode: request.mode,
         });
+        if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
+        return response.headers.has('X-Hybrid-Final-URL') ? finalResponse(response, plan.url, method) : response;
       }
       const descriptor = {
         url: plan.url, method, headers, bodyID, credentials: request.credentials, redirect: request.redirect,
@@ -605,7 +645,28 @@
         const answer = await response.json().catch(() => ({}));
         throw new TypeError('HybridKit proxy: ' + (answer.error || 'refused'));
       }
-      const finalURL = decodeURIComponent(response.headers.get('X-Hybrid-Final-URL') || '') || plan.url;
+      if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
+      return finalResponse(response, plan.url, method);
+    }
+
+    function isRedirect(response) {
+      return [301, 302, 303, 307, 308].includes(response.status) && response.headers.has('Location');
+    }
+
+    // Fetch hides a redirect the page chose not to follow: an opaque-redirect response (status 0, no headers, no
+    // body). The constructor cannot make one; a network-error response has the same shape.
+    function opaqueRedirect(response, requestURL) {
+      if (response.body) response.body.cancel().catch(() => {});
+      const opaque = win.Response.error();
+      Object.defineProperty(opaque, 'type', { value: 'opaqueredirect' });
+      Object.defineProperty(opaque, 'url', { value: requestURL });
+      return opaque;
+    }
+
+    // The response as the page must see it when native code performed the request or followed its redirects:
+    // the final URL and `redirected` from the internal headers, which are hidden.
+    function finalResponse(response, requestURL, method) {
+      const finalURL = decodeURIComponent(response.headers.get('X-Hybrid-Final-URL') || '') || requestURL;
       const redirected = response.headers.get('X-Hybrid-Redirected') === '1';
       const visible = new win.Headers();
       response.headers.forEach((value, name) => { if (!INTERNAL.test(name)) visible.append(name, value); });
@@ -621,7 +682,7 @@
     // ---- navigator.sendBeacon ----
     if (orig.beacon) {
       win.navigator.sendBeacon = function (url, data) {
-        const plan = planFor(url);
+        const plan = planFor(url, 'sendBeacon');
         const kind = kindOf(data);
         if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) return orig.beacon.apply(this, arguments);
         if (kind === 'blob' && data.size > 65536) return false; // the beacon quota, as the engine applies it
@@ -632,7 +693,7 @@
             init.body = blob;
             if (type) init.headers = { 'Content-Type': type };
           }
-          await win.fetch(plan.url, init);
+          await beaconFetch.call(win, plan.url, init);
         })().catch((error) => win.console.error('HybridKit: beacon failed: ' + (error && error.message || error)));
         return true;
       };
@@ -643,7 +704,7 @@
       const method = (submitter && submitter.getAttribute('formmethod')) || form.method;
       if (String(method).toLowerCase() !== 'post') return false;
       const action = submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action;
-      const plan = planFor(action);
+      const plan = planFor(action, 'form');
       if (!plan || plan.mode !== 'store') return false;
       const data = submitter ? new win.FormData(form, submitter) : new win.FormData(form);
       const enctype = ((submitter && submitter.getAttribute('formenctype')) || form.enctype).toLowerCase();

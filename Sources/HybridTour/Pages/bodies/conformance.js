@@ -109,6 +109,7 @@
     if (options.header) init.headers['X-Test'] = options.header;
     if (options.contentType) init.headers['Content-Type'] = options.contentType;
     if (options.credentials) init.credentials = 'include';
+    if (options.redirect) init.redirect = options.redirect;
     let input = options.url;
     if (options.asRequest) {
       input = new Request(options.url, { method: options.method, body: options.body, headers: init.headers });
@@ -129,10 +130,12 @@
       } else {
         response = await res.text();
       }
-      return {
+      const result = {
         status: res.status, statusText: res.statusText, url: res.url, redirected: res.redirected, response,
         echoHeader: res.headers.get('X-Echo'), internalHeaders: [...res.headers.keys()].some((k) => /x-hybrid/i.test(k)),
       };
+      if (options.redirect) result.type = res.type;
+      return result;
     } catch (e) {
       return { thrown: e.name };
     }
@@ -163,6 +166,10 @@
     document: () => xhrRequest({ method: 'GET', url: location.pathname, responseType: 'document' }),
     redirect307: (api) => runWith(api, { method: 'POST', url: '/redirect/307', body: bodies.blob_untyped().body }),
     redirect303: (api) => runWith(api, { method: 'POST', url: '/redirect/303', body: bodies.blob_untyped().body }),
+    redirect302: (api) => runWith(api, { method: 'POST', url: '/redirect/302', body: bodies.blob_untyped().body }),
+    redirect308: (api) => runWith(api, { method: 'POST', url: '/redirect/308', body: bodies.blob_untyped().body }),
+    redirectManual: () => fetchRequest({ method: 'POST', url: '/redirect/307', body: bodies.blob_untyped().body, redirect: 'manual' }),
+    redirectError: () => fetchRequest({ method: 'POST', url: '/redirect/307', body: bodies.blob_untyped().body, redirect: 'error' }),
     status404: (api) => runWith(api, { method: 'GET', url: '/status/404' }),
     stream: () => fetchRequest({ method: 'POST', url: '/echo', body: bodies.blob().body, readAs: 'stream' }),
     sync: () => xhrRequest({ method: 'POST', url: '/echo', body: bodies.file().body, sync: true }),
