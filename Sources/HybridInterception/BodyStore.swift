@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import HybridCore
 import Metrics
@@ -77,10 +78,14 @@ public final class BodyStore: Sendable {
 
     private struct Entry {
         let owner: BodyOwner
-        let expected: Int
         let contentType: String?
+        let began: ContinuousClock.Instant
         let expires: ContinuousClock.Instant
-        var data: Data
+        let buffer: BodyBuffer
+        /// A request streams this body while it is still uploading (``claim(_:owner:)``): the id can no longer be
+        /// taken or claimed, and the entry leaves the store when the last chunk lands.
+        var claimed = false
+        var expected: Int { buffer.size }
     }
 
     private struct State {
@@ -92,6 +97,7 @@ public final class BodyStore: Sendable {
     private let stored = Counter(label: HybridMetrics.bodies, dimensions: [("event", "stored")])
     private let consumed = Counter(label: HybridMetrics.bodies, dimensions: [("event", "consumed")])
     private let refused = Counter(label: HybridMetrics.bodies, dimensions: [("event", "refused")])
+    private let uploadDuration = CoreMetrics.Timer(label: HybridMetrics.bodyUploadDuration)
     private let state = Mutex(State())
     private let now: @Sendable () -> ContinuousClock.Instant
 
@@ -123,11 +129,9 @@ public final class BodyStore: Sendable {
             guard state.totalBytes + size <= limits.maxTotalBytes else {
                 return .failure(.storeFull(limit: limits.maxTotalBytes))
             }
-            var data = Data()
-            data.reserveCapacity(size)
             state.entries[id] = Entry(
-                owner: owner, expected: size, contentType: contentType, expires: instant + limits.timeToLive, data: data
-            )
+                owner: owner, contentType: contentType, began: instant, expires: instant + limits.timeToLive,
+                buffer: BodyBuffer(size: size))
             state.totalBytes += size
             return .success(())
         }
@@ -139,29 +143,35 @@ public final class BodyStore: Sendable {
         return id
     }
 
-    /// Appends `chunk` at `offset` (which must be where the previous chunk ended). Returns the bytes received.
+    /// Stores `chunk` at `offset`. Chunks may arrive in any order (the page keeps several in flight), but never
+    /// overlap bytes already received nor reach past the announced size. Returns the bytes received so far.
     @discardableResult
     public func append(_ chunk: Data, at offset: Int, to id: String, owner: BodyOwner) throws(BodyStoreError) -> Int {
         let instant = now()
-        let result: Result<Int, BodyStoreError> = state.withLock { state in
+        let found: Entry? = state.withLock { state in
             Self.expire(&state, at: instant)
-            guard var entry = state.entries[id], entry.owner == owner else { return .failure(.unknownBody) }
-            guard offset == entry.data.count else {
-                return .failure(.badChunk("offset \(offset), expected \(entry.data.count)"))
-            }
-            guard entry.data.count + chunk.count <= entry.expected else {
-                return .failure(.badChunk("more bytes than the announced \(entry.expected)"))
-            }
-            state.entries[id] = nil  // no copy-on-write of the growing buffer
-            entry.data.append(chunk)
-            let received = entry.data.count
-            state.entries[id] = entry
-            return .success(received)
+            guard let entry = state.entries[id], entry.owner == owner else { return nil }
+            return entry
         }
-        do { return try result.get() } catch {
+        guard let entry = found else {
+            refused.increment()
+            throw .unknownBody
+        }
+        // The copy happens outside the store's lock: other pages' chunks need not wait for it.
+        let received: Int
+        do {
+            received = try entry.buffer.write(chunk, at: offset)
+        } catch {
             refused.increment()
             throw error
         }
+        if received == entry.expected {
+            uploadDuration.recordNanoseconds(Self.nanoseconds(now() - entry.began))
+            // A request streaming it has every byte now: the body is consumed. (Checked under the lock: the
+            // claim may have come while this chunk was being copied.)
+            removeIfClaimed(id, holding: entry.buffer)
+        }
+        return received
     }
 
     /// Removes and returns a complete body. The id is spent whether or not this succeeds for a complete body.
@@ -169,13 +179,50 @@ public final class BodyStore: Sendable {
         let instant = now()
         let result: Result<Body, BodyStoreError> = state.withLock { state in
             Self.expire(&state, at: instant)
-            guard let entry = state.entries[id], entry.owner == owner else { return .failure(.unknownBody) }
+            guard let entry = state.entries[id], entry.owner == owner, !entry.claimed else {
+                return .failure(.unknownBody)
+            }
             state.entries[id] = nil
             state.totalBytes -= entry.expected
-            guard entry.data.count == entry.expected else {
-                return .failure(.incomplete(received: entry.data.count, expected: entry.expected))
+            guard let data = entry.buffer.completeData else {
+                entry.buffer.fail(.incomplete(received: entry.buffer.received, expected: entry.expected))
+                return .failure(.incomplete(received: entry.buffer.received, expected: entry.expected))
             }
-            return .success(Body(data: entry.data, contentType: entry.contentType))
+            return .success(Body(data: data, contentType: entry.contentType))
+        }
+        do {
+            let body = try result.get()
+            consumed.increment()
+            return body
+        } catch {
+            refused.increment()
+            throw error
+        }
+    }
+
+    /// Hands a body to a request that streams it as it arrives (the native proxy starts sending while the page is
+    /// still uploading). The id is spent: it cannot be taken or claimed again. A complete body leaves the store at
+    /// once; an incomplete one when its last chunk lands, or fails the stream when it is discarded or expires.
+    /// Dropping the returned body before it completed (the request ended) discards the rest of the upload.
+    public func claim(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> StoredBody {
+        let instant = now()
+        let result: Result<StoredBody, BodyStoreError> = state.withLock { state in
+            Self.expire(&state, at: instant)
+            guard var entry = state.entries[id], entry.owner == owner, !entry.claimed else {
+                return .failure(.unknownBody)
+            }
+            if entry.buffer.isComplete {
+                state.entries[id] = nil
+                state.totalBytes -= entry.expected
+            } else {
+                entry.claimed = true
+                state.entries[id] = entry
+            }
+            let buffer = entry.buffer
+            return .success(
+                StoredBody(buffer: buffer, contentType: entry.contentType) { [weak self] in
+                    self?.abandon(id, ifHolding: buffer)
+                })
         }
         do {
             let body = try result.get()
@@ -191,8 +238,7 @@ public final class BodyStore: Sendable {
     public func discard(_ id: String, owner: BodyOwner) {
         state.withLock { state in
             guard let entry = state.entries[id], entry.owner == owner else { return }
-            state.entries[id] = nil
-            state.totalBytes -= entry.expected
+            Self.drop(id, entry, from: &state)
         }
     }
 
@@ -200,17 +246,43 @@ public final class BodyStore: Sendable {
     public func discardAll(scope: ObjectIdentifier) {
         state.withLock { state in
             for (id, entry) in state.entries where entry.owner.scope == scope {
-                state.entries[id] = nil
-                state.totalBytes -= entry.expected
+                Self.drop(id, entry, from: &state)
             }
         }
     }
 
-    private static func expire(_ state: inout State, at instant: ContinuousClock.Instant) {
-        for (id, entry) in state.entries where entry.expires <= instant {
+    private func removeIfClaimed(_ id: String, holding buffer: BodyBuffer) {
+        state.withLock { state in
+            guard let entry = state.entries[id], entry.buffer === buffer, entry.claimed else { return }
             state.entries[id] = nil
             state.totalBytes -= entry.expected
         }
+    }
+
+    /// The request streaming a claimed body ended before the body completed: later chunks are refused.
+    private func abandon(_ id: String, ifHolding buffer: BodyBuffer) {
+        state.withLock { state in
+            guard let entry = state.entries[id], entry.buffer === buffer else { return }
+            Self.drop(id, entry, from: &state)
+        }
+    }
+
+    /// Removes an entry before it was consumed; a request streaming it gets a typed failure.
+    private static func drop(_ id: String, _ entry: Entry, from state: inout State) {
+        state.entries[id] = nil
+        state.totalBytes -= entry.expected
+        entry.buffer.fail(.incomplete(received: entry.buffer.received, expected: entry.expected))
+    }
+
+    private static func expire(_ state: inout State, at instant: ContinuousClock.Instant) {
+        for (id, entry) in state.entries where entry.expires <= instant {
+            drop(id, entry, from: &state)
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// 128 random bits from the system's generator, as 32 hex digits.

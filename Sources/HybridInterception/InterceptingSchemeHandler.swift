@@ -94,6 +94,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     public func stop(_ task: any SchemeTask) {
         if let flight = proxied.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) {
             flight.cancelling?.cancel()
+            flight.end()
             return
         }
         if let wrapper = attached.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) {
@@ -156,9 +157,14 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         let mapped = scheme == customScheme ? mapURL(target) : target
         guard let realURL = mapped else { return reply(task, 400, "'\(descriptor.url)' stands for no http(s) URL") }
         var body = request.body
+        var streamed: StoredBody?
         if let id = descriptor.bodyID {
+            // Claimed, not taken: the hook sends the proxy request while the rest of the body is still uploading,
+            // and the proxy streams it as the chunks land.
             do {
-                body = try store.take(id, owner: owner).data
+                let stored = try store.claim(id, owner: owner)
+                streamed = stored
+                body = stored.completeData
             } catch {
                 return reply(task, Self.status(for: error), error.description)
             }
@@ -170,11 +176,12 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         if descriptor.inlineType == true, let type = request.header("Content-Type") {
             headers.append(("Content-Type", type))
         }
-        let outgoing = ProxiedRequest(
+        var outgoing = ProxiedRequest(
             url: realURL, method: descriptor.method, headers: headers, body: body,
             firstParty: firstParty,
             credentials: descriptor.credentials.flatMap(ProxiedRequest.Credentials.init(rawValue:)) ?? .sameOrigin,
             redirect: descriptor.redirect.flatMap(ProxiedRequest.RedirectMode.init(rawValue:)) ?? .follow)
+        outgoing.streamedBody = streamed
         let key = ObjectIdentifier(task)
         let backToPage: @Sendable (URL) -> String = { url in
             guard let customScheme, scheme == customScheme, url.host == realURL.host, url.port == realURL.port,
@@ -186,6 +193,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         let headSent = ExecutorFlag()
         // In the table before the proxy starts: a proxy may report synchronously, and hops check the table.
         let flight = ProxyFlight()
+        flight.body = streamed
         proxied.withLock { $0[key] = flight }
         // Hops may run out of order (one Task each): events queue in the order the proxy reported them and every
         // hop delivers all that are queued, so the task sees head, data and end in order.
@@ -198,6 +206,10 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 }) {
                     guard self.proxied.withLock({ $0[key] === flight }) else { return }
                     self.deliver(event, to: task, key: key, headSent: headSent, pageURL: backToPage)
+                    switch event {
+                    case .finished, .failed: flight.end()
+                    case .response, .data: break
+                    }
                 }
             }
         }
@@ -318,8 +330,18 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 /// A proxied request in flight. Used on the engine's executor only, where start, stop and hops run.
 private final class ProxyFlight: @unchecked Sendable {
     var cancelling: (any ProxyCancelling)?
+    /// The stored body the proxy streams, released when the request ends however it ends.
+    var body: StoredBody?
     /// Events reported by the proxy (any thread) not yet delivered on the executor.
     let pending = Mutex<[ProxyEvent]>([])
+
+    /// The request ended: frees the stored body and lets go of the proxy's handle, which (through its event
+    /// callback) refers back to this flight.
+    func end() {
+        body?.release()
+        body = nil
+        cancelling = nil
+    }
 }
 
 /// A flag read and written on the engine's executor only (hops are serialised there).

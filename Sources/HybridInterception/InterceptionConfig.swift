@@ -20,16 +20,20 @@ public struct InterceptionConfig: Sendable, Equatable {
     public var degraded: [String]
     /// Bytes per chunk when the page uploads a body (each chunk is one request to the reserved path).
     public var chunkBytes: Int
+    /// Chunk requests of one body in flight at once (1 sends them one after another). Several in flight hide the
+    /// round trip of each; the store takes them in any order.
+    public var uploadsInFlight: Int
     public var store: BodyStoreLimits
 
     public init(
         defaultStrategy: InterceptionStrategy = .bodyByID, rules: [Rule] = [], degraded: [String] = [],
-        chunkBytes: Int = 1 << 20, store: BodyStoreLimits = BodyStoreLimits()
+        chunkBytes: Int = 1 << 20, uploadsInFlight: Int = 4, store: BodyStoreLimits = BodyStoreLimits()
     ) {
         self.defaultStrategy = defaultStrategy
         self.rules = rules
         self.degraded = degraded
         self.chunkBytes = chunkBytes
+        self.uploadsInFlight = uploadsInFlight
         self.store = store
     }
 

@@ -61,13 +61,14 @@ public enum RequestHooksScript {
             let rules: [InterceptionConfig.Rule]
             let degraded: [String]
             let chunkBytes: Int
+            let uploadsInFlight: Int
             let schemes: [String]
             let switches: SwitchesPayload
         }
         let payload = Payload(
             defaultStrategy: config.defaultStrategy, rules: config.rules, degraded: config.degraded,
-            chunkBytes: max(1024, config.chunkBytes), schemes: schemes.map { $0.lowercased() },
-            switches: SwitchesPayload(switches.effective))
+            chunkBytes: max(1024, config.chunkBytes), uploadsInFlight: min(16, max(1, config.uploadsInFlight)),
+            schemes: schemes.map { $0.lowercased() }, switches: SwitchesPayload(switches.effective))
         return try scriptSafeJSON(payload)
     }
 

@@ -31,11 +31,16 @@ struct ProxyExchange: Sendable {
 
     private func perform(_ sink: ProxyEventSink) async throws(ProxyError) {
         var hop = try ProxyHop.first(request, policy: policy)
+        // A body still arriving travels beside the hops (they carry bytes in hand); it goes wherever a hop would
+        // carry the body, and is dropped where a redirect drops it.
+        var streamed = hop.method == "GET" || hop.method == "HEAD" ? nil : request.streamedBody
         var redirects = 0
         var bodyResends = 0
         while true {
             let addresses = try await policy.vet(hop.url, resolver: resolver)
-            let response = try await send(hop, to: ConnectionTarget.targets(for: hop.url, vettedAddresses: addresses))
+            let body = streamed.map(ProxyBody.stream) ?? hop.body.map(ProxyBody.data)
+            let response = try await send(
+                hop, body: body, to: ConnectionTarget.targets(for: hop.url, vettedAddresses: addresses))
             let status = Int(response.status.code)
             store(response.headers["set-cookie"], from: hop.url)
             if RedirectRule.redirectStatuses.contains(status), let location = response.headers.first(name: "location") {
@@ -57,7 +62,9 @@ struct ProxyExchange: Sendable {
                     }
                     await Self.discard(response.body)
                     redirects += 1
-                    if next.body != nil { bodyResends += 1 }
+                    // The rule turns the request into a GET exactly when it drops the body.
+                    if next.method == "GET" && hop.method != "GET" { streamed = nil }
+                    if next.body != nil || streamed != nil { bodyResends += 1 }
                     hop = next
                     continue
                 }
@@ -67,7 +74,9 @@ struct ProxyExchange: Sendable {
         }
     }
 
-    private func send(_ hop: ProxyHop, to targets: [ConnectionTarget]) async throws(ProxyError) -> HTTPClientResponse {
+    private func send(
+        _ hop: ProxyHop, body: ProxyBody?, to targets: [ConnectionTarget]
+    ) async throws(ProxyError) -> HTTPClientResponse {
         var outgoing = HTTPClientRequest(url: hop.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: hop.method)
         for header in hop.headers { outgoing.headers.add(name: header.name, value: header.value) }
@@ -81,8 +90,8 @@ struct ProxyExchange: Sendable {
         {
             outgoing.headers.add(name: "Cookie", value: cookie)
         }
-        if let body = hop.body {
-            outgoing.body = .bytes(ByteBuffer(bytes: body))
+        if let body {
+            outgoing.body = body.clientBody
         } else if hop.method != "GET" && hop.method != "HEAD" {
             outgoing.body = .bytes(ByteBuffer())
         }
@@ -178,6 +187,8 @@ struct ProxyExchange: Sendable {
 
     private func mapped(_ error: any Error, url: URL) -> ProxyError {
         if Task.isCancelled || error is CancellationError { return .cancelled }
+        // A streamed request body that failed says so itself.
+        if let proxyError = error as? ProxyError { return proxyError }
         let host = url.host(percentEncoded: false) ?? url.absoluteString
         if let clientError = error as? HTTPClientError {
             switch clientError {

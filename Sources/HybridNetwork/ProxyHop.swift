@@ -15,7 +15,7 @@ extension RedirectHop {
                 "the method '\(request.method)' is forbidden for pages (CONNECT, TRACE and TRACK are) or not a valid token"
             )
         }
-        if let body = request.body, body.count > policy.maxRequestBodyBytes {
+        if let size = request.streamedBody?.count ?? request.body?.count, size > policy.maxRequestBodyBytes {
             throw .requestBodyTooLarge(limit: policy.maxRequestBodyBytes)
         }
         // GET and HEAD carry no body in Fetch; sending one would surprise servers and caches.

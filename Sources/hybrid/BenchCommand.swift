@@ -166,9 +166,16 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Option(help: "Timed POSTs per side and size.") var posts = 5
         @Option(parsing: .upToNextOption, help: "Body sizes in MB.") var megabytes = [1, 20]
+        @Flag(help: "Also print each hooked side's upload leg (page → host, first chunk to last).") var legs = false
+        @Option(help: "Hook chunk size in KB (default: the hooks' default).") var chunkKb: Int?
+        @Option(help: "Chunk uploads of one body in flight at once (default: the hooks' default).") var inFlight: Int?
 
         func validate() throws {
             guard posts > 0 else { throw ValidationError("posts must be positive") }
+            if let chunkKb, !(16...16384).contains(chunkKb) {
+                throw ValidationError("chunk size must be between 16 KB and 16384 KB")
+            }
+            if let inFlight, !(1...16).contains(inFlight) { throw ValidationError("in-flight must be 1 to 16") }
             guard !megabytes.isEmpty, megabytes.allSatisfy({ $0 > 0 && $0 <= 60 }) else {
                 throw ValidationError("sizes must be between 1 and 60 MB (the body store's limit is 64 MB)")
             }
@@ -181,6 +188,9 @@ struct BenchCommand: AsyncParsableCommand {
             options.sizes = megabytes.map { $0 << 20 }
             options.proxy = BodiesBenchProxy.make()
             options.proxyName = BodiesBenchProxy.name
+            options.legs = legs
+            options.chunkBytes = chunkKb.map { $0 << 10 }
+            options.uploadsInFlight = inFlight
             output.print(try await BodiesBenchmark.run(options))
         }
     }

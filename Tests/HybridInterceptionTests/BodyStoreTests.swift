@@ -57,11 +57,52 @@ final class Scope {}
         #expect(store.reservedBytes == 150)
     }
 
-    @Test func chunksMustFollowEachOtherAndNotOverrun() throws {
+    @Test func chunksLandInAnyOrderAtTheirOffsets() throws {
         let store = BodyStore()
-        let id = try store.begin(size: 4, contentType: nil, owner: owner)
-        #expect(throws: BodyStoreError.self) { try store.append(Data([1]), at: 2, to: id, owner: owner) }
-        #expect(throws: BodyStoreError.self) { try store.append(Data([1, 2, 3, 4, 5]), at: 0, to: id, owner: owner) }
+        let id = try store.begin(size: 10, contentType: nil, owner: owner)
+        #expect(try store.append(Data([7, 8, 9]), at: 7, to: id, owner: owner) == 3)
+        #expect(try store.append(Data([3, 4, 5, 6]), at: 3, to: id, owner: owner) == 7)
+        #expect(throws: BodyStoreError.incomplete(received: 7, expected: 10), "bytes 0..<3 never came") {
+            try store.take(id, owner: owner)
+        }
+    }
+
+    @Test func outOfOrderChunksAssembleTheExactBody() throws {
+        let store = BodyStore()
+        let id = try store.begin(size: 10, contentType: nil, owner: owner)
+        try store.append(Data([7, 8, 9]), at: 7, to: id, owner: owner)
+        try store.append(Data([0, 1, 2]), at: 0, to: id, owner: owner)
+        try store.append(Data([3, 4, 5, 6]), at: 3, to: id, owner: owner)
+        #expect(try store.take(id, owner: owner).data == Data(0..<10))
+        #expect(store.count == 0 && store.reservedBytes == 0)
+    }
+
+    @Test func chunksMayNeitherOverlapNorOverrun() throws {
+        let store = BodyStore()
+        let id = try store.begin(size: 8, contentType: nil, owner: owner)
+        try store.append(Data([2, 3]), at: 2, to: id, owner: owner)
+        #expect(throws: BodyStoreError.self, "the same bytes twice") {
+            try store.append(Data([2, 3]), at: 2, to: id, owner: owner)
+        }
+        #expect(throws: BodyStoreError.self, "overlaps the end of what arrived") {
+            try store.append(Data([3, 4]), at: 3, to: id, owner: owner)
+        }
+        #expect(throws: BodyStoreError.self, "overlaps the start of what arrived") {
+            try store.append(Data([1, 2]), at: 1, to: id, owner: owner)
+        }
+        #expect(throws: BodyStoreError.self, "covers what arrived") {
+            try store.append(Data([0, 1, 2, 3, 4]), at: 0, to: id, owner: owner)
+        }
+        #expect(throws: BodyStoreError.self, "past the announced size") {
+            try store.append(Data([6, 7, 8]), at: 6, to: id, owner: owner)
+        }
+        #expect(throws: BodyStoreError.self, "starts past the announced size") {
+            try store.append(Data([9]), at: 9, to: id, owner: owner)
+        }
+        // Refused chunks left nothing behind: the rest still fits exactly.
+        try store.append(Data([0, 1]), at: 0, to: id, owner: owner)
+        try store.append(Data([4, 5, 6, 7]), at: 4, to: id, owner: owner)
+        #expect(try store.take(id, owner: owner).data == Data(0..<8))
     }
 
     @Test func entriesExpire() throws {

@@ -27,6 +27,9 @@ public struct ProxiedRequest: Sendable {
     /// by the proxy, not trusted.
     public var headers: [(name: String, value: String)]
     public var body: Data?
+    /// The body as a stream, when its bytes may still be arriving; a proxy that supports it sends it instead of
+    /// `body` (which then holds the same bytes if they all arrived before the request started, or nil).
+    public var streamedBody: (any RequestBodySource)?
     /// The URL of the page (or frame) that made the request: the origin for credentials and SameSite decisions.
     public var firstParty: URL?
     public var credentials: Credentials
@@ -85,6 +88,8 @@ public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
     case hostNotAllowed(String)
     case addressNotAllowed(host: String, address: String)
     case requestBodyTooLarge(limit: Int)
+    /// A streamed request body stopped before its end (the page abandoned or never finished the upload).
+    case requestBodyFailed(String)
     case responseTooLarge(limit: Int)
     case tooManyRedirects(limit: Int)
     case redirectRefused(String)
@@ -101,6 +106,8 @@ public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
             "'\(host)' resolves to \(address), a loopback, private or link-local address the configuration does not allow"
         case .requestBodyTooLarge(let limit):
             "the request body is larger than the proxy's limit of \(limit) bytes"
+        case .requestBodyFailed(let why):
+            "the request body did not arrive in full: \(why)"
         case .responseTooLarge(let limit):
             "the response is larger than the proxy's limit of \(limit) bytes"
         case .tooManyRedirects(let limit):

@@ -23,6 +23,8 @@ public enum HybridMetrics {
     /// Counter. Request bodies in the hooks' body store; dimension `event`: `stored` (an upload began),
     /// `consumed` (re-attached to its request), `refused` (too large, store full, unknown or foreign id, bad chunk).
     public static let bodies = "hybrid_bodies"
+    /// Timer. A request body's upload, from its first chunk's arrival to its last (the page → host leg).
+    public static let bodyUploadDuration = "hybrid_body_upload_duration"
     /// Counter. White-screen recoveries; dimensions `outcome` (`recovered`, `gave_up`) and `trigger`.
     public static let recoveries = "hybrid_recoveries"
     /// Counter. Cookies copied between the jar and the engine's store; dimension `direction` (`to_engine`,

@@ -38,6 +38,11 @@ public final class MetricsSummary: MetricsFactory, Sendable {
         }
     }
 
+    /// How many values timer or recorder `label` took, over all dimension sets.
+    public func count(_ label: String) -> Int64 {
+        series.withLock { all in all.values.filter { $0.label == label }.reduce(0) { $0 + $1.count } }
+    }
+
     private static func containing(_ dimensions: [(String, String)]) -> ((String, String)) -> Bool {
         { wanted in dimensions.contains { $0 == wanted } }
     }
@@ -86,6 +91,7 @@ private final class Series: Sendable {
     }
 
     var sum: Int64 { totals.withLock { $0.sum } }
+    var count: Int64 { totals.withLock { $0.count } }
 
     func add(_ value: Int64) {
         totals.withLock { totals in

@@ -1,3 +1,4 @@
+import CWebKitGTK
 import Foundation
 import HybridCore
 import HybridGTK
@@ -19,6 +20,12 @@ public enum BodiesBenchmark {
         /// Native networking for full proxy; nil skips that strategy.
         public var proxy: (any RequestProxying)?
         public var proxyName = "NativeProxy"
+        /// Adds where each hooked POST's time goes: the upload leg (first chunk to last, as the body store saw
+        /// it, through the `hybrid_body_upload_duration` timer; bootstraps ``MetricsSummary``) and the rest.
+        public var legs = false
+        /// Hook settings (nil: the defaults of ``InterceptionConfig``).
+        public var chunkBytes: Int?
+        public var uploadsInFlight: Int?
         public init() {}
     }
 
@@ -34,16 +41,23 @@ public enum BodiesBenchmark {
     struct Sample {
         let milliseconds: Double
         let peakExtraBytes: Int
+        /// Mean upload leg over the side's POSTs (warm-up included), when measured.
+        let uploadMilliseconds: Double?
     }
 
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
+        // Metric handles bind to the backend when they are made: it must be in place before the body store is.
+        if options.legs { _ = MetricsSummary.installed() }
         for size in options.sizes {
             // A fresh view and server per size: in one engine, a 20 MB POST after the 1 MB round sometimes fails
             // with "Load failed" on the unhooked side (seen here, not investigated), which would void the run.
             // Default chunks (1 MB), not the small ones the conformance suite uses to exercise chunking.
-            let lab = try await BodiesLab(proxy: options.proxy, config: InterceptionConfig())
+            var config = InterceptionConfig()
+            if let chunkBytes = options.chunkBytes { config.chunkBytes = chunkBytes }
+            if let inFlight = options.uploadsInFlight { config.uploadsInFlight = inFlight }
+            let lab = try await BodiesLab(proxy: options.proxy, config: config)
             defer { lab.close() }
             let base64 = Base64Poster(port: lab.server.port)
             lab.view.addScriptMessageHandler(base64, name: "benchBase64", replies: true)
@@ -56,7 +70,8 @@ public enum BodiesBenchmark {
             sides.append(("one base64 message (anchors)", nil))
             for (name, side) in sides {
                 let sample = try await measure(
-                    lab, url: lab.pageURL(side ?? .unhooked), size: size, posts: options.posts, base64: side == nil)
+                    lab, url: lab.pageURL(side ?? .unhooked), size: size, posts: options.posts, base64: side == nil,
+                    metrics: options.legs && side != nil ? MetricsSummary.installed() : nil)
                 figures.append(
                     BenchFigure(
                         scenario: scenario, figure: "\(name) POST p50", value: sample.milliseconds, unit: "ms",
@@ -68,13 +83,20 @@ public enum BodiesBenchmark {
                         value: Double(sample.peakExtraBytes) / 1_048_576,
                         unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower,
                         targetRatio: side == nil ? nil : 2.0))
+                guard let upload = sample.uploadMilliseconds else { continue }
+                figures.append(
+                    BenchFigure(
+                        scenario: scenario, figure: "\(name) upload leg (mean)", value: upload, unit: "ms",
+                        baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower))
             }
         }
         return figures
     }
 
     @GTKActor
-    static func measure(_ lab: BodiesLab, url: String, size: Int, posts: Int, base64: Bool) async throws -> Sample {
+    static func measure(
+        _ lab: BodiesLab, url: String, size: Int, posts: Int, base64: Bool, metrics: MetricsSummary? = nil
+    ) async throws -> Sample {
         try await lab.load(url)
         let send =
             base64
@@ -105,6 +127,11 @@ public enum BodiesBenchmark {
               return times[Math.floor(times.length / 2)];
             })()
             """
+        let timer = HybridMetrics.bodyUploadDuration
+        let uploadsBefore = metrics.map { ($0.total(timer), $0.count(timer)) }
+        // Memory an earlier side freed but the allocator kept would be reused here without showing in the peak:
+        // each side starts from a trimmed heap.
+        _ = malloc_trim(0)
         let before = ProcessMemory.residentBytes() ?? 0
         ProcessMemory.resetPeak()
         let text = try await lab.run(script, timeout: .seconds(600))
@@ -112,7 +139,13 @@ public enum BodiesBenchmark {
         guard let milliseconds = Double(text) else {
             throw BenchError.pageFailed("\(url)\(base64 ? " (base64 message)" : ""), \(size) bytes: \(text)")
         }
-        return Sample(milliseconds: milliseconds, peakExtraBytes: max(0, peak - before))
+        var upload: Double?
+        if let metrics, let (sum, count) = uploadsBefore {
+            let uploads = metrics.count(timer) - count
+            let nanoseconds = metrics.total(timer) - sum
+            if uploads > 0 { upload = Double(nanoseconds) / Double(uploads) / 1_000_000 }
+        }
+        return Sample(milliseconds: milliseconds, peakExtraBytes: max(0, peak - before), uploadMilliseconds: upload)
     }
 }
 

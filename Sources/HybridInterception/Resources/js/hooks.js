@@ -201,28 +201,55 @@
       target.dispatchEvent(new win.ProgressEvent(type, { lengthComputable: total > 0, loaded, total }));
     }
 
-    // Uploads `blob` in chunks; returns the body id. `onProgress(loaded, total)` after each chunk.
+    // Uploads `blob` in chunks; returns the body id. The first chunk creates the body and names its id (`onID(id)`
+    // right then, before the rest is up); the others go up to `config.uploadsInFlight` at a time, each at its
+    // offset (the store takes them in any order). `onProgress(loaded, total)` as chunks complete; `loaded` grows.
     async function upload(blob, type, signal, onProgress, onID) {
       const size = blob.size;
-      let id = null;
-      let offset = 0;
-      do {
-        const end = Math.min(size, offset + config.chunkBytes);
+      const step = config.chunkBytes;
+      // One failed chunk stops the others.
+      const stop = new win.AbortController();
+      const forward = () => stop.abort(signal.reason);
+      if (signal) {
+        if (signal.aborted) forward();
+        else signal.addEventListener('abort', forward, { once: true });
+      }
+      const post = async (url, offset, headers) => {
+        const end = Math.min(size, offset + step);
         const bytes = await blob.slice(offset, end).arrayBuffer();
-        const url = id ? reserved('body/' + id + '?offset=' + offset) : reserved('body?size=' + size);
-        const headers = {};
-        if (!id && type) headers[TYPE_HEADER] = type;
-        const response = await origFetch.call(win, url, { method: 'POST', body: bytes, headers, signal, cache: 'no-store' });
+        const response = await origFetch.call(win, url, {
+          method: 'POST', body: bytes, headers, signal: stop.signal, cache: 'no-store',
+        });
         const answer = await response.json().catch(() => ({}));
         if (!response.ok) throw new HookError(answer.error || 'body upload failed with status ' + response.status);
-        if (!id) {
-          id = answer.id;
-          onID(id);
-        }
-        offset = end;
-        onProgress(offset, size);
-      } while (offset < size);
-      return id;
+        return { answer, length: end - offset };
+      };
+      try {
+        const first = await post(reserved('body?size=' + size), 0, type ? { [TYPE_HEADER]: type } : {});
+        const id = first.answer.id;
+        onID(id);
+        let loaded = first.length;
+        onProgress(loaded, size);
+        let next = loaded;
+        const worker = async () => {
+          while (next < size) {
+            const offset = next;
+            next = Math.min(size, offset + step);
+            const done = await post(reserved('body/' + id + '?offset=' + offset), offset, {});
+            loaded += done.length;
+            onProgress(loaded, size);
+          }
+        };
+        const workers = [];
+        for (let i = 0; i < Math.max(1, config.uploadsInFlight || 1); i++) workers.push(worker());
+        await Promise.all(workers);
+        return id;
+      } catch (error) {
+        stop.abort();
+        throw error;
+      } finally {
+        if (signal) signal.removeEventListener('abort', forward);
+      }
     }
 
     function discard(id) {
@@ -540,15 +567,32 @@
       if (type) headers.push(['Content-Type', type]);
       let bodyID = null;
       let inline = null;
+      // Full proxy: the rest of the upload while the proxy request is out (native streams the body as it lands).
+      let uploading = null;
       const storeIt = blob && (plan.mode === 'store' || blob.size > config.chunkBytes);
       if (storeIt) {
         let pending = null;
-        try {
-          bodyID = await upload(blob, type, signal, () => {}, (id) => { pending = id; });
-        } catch (error) {
+        const failed = (error) => {
           discard(pending);
-          if (signal.aborted) throw signal.reason !== undefined ? signal.reason : new win.DOMException('Aborted', 'AbortError');
-          throw new TypeError('HybridKit: ' + (error && error.message || error));
+          if (signal.aborted) return signal.reason !== undefined ? signal.reason : new win.DOMException('Aborted', 'AbortError');
+          return new TypeError('HybridKit: ' + (error && error.message || error));
+        };
+        if (plan.mode === 'proxy') {
+          let announce;
+          const announced = new Promise((resolve) => { announce = resolve; });
+          const whole = upload(blob, type, signal, () => {}, (id) => { pending = id; announce(id); });
+          try {
+            bodyID = await Promise.race([announced, whole]);
+          } catch (error) {
+            throw failed(error);
+          }
+          uploading = whole.catch((error) => { throw failed(error); });
+        } else {
+          try {
+            bodyID = await upload(blob, type, signal, () => {}, (id) => { pending = id; });
+          } catch (error) {
+            throw failed(error);
+          }
         }
       } else if (blob) {
         inline = await blob.arrayBuffer();
@@ -571,10 +615,32 @@
         url: plan.url, method, headers, bodyID, credentials: request.credentials, redirect: request.redirect,
         firstParty: pageURL,
       };
-      const response = await origFetch.call(win, reserved('proxy'), {
-        method: 'POST', headers: { [PROXY_HEADER]: descriptorHeader(descriptor) }, body: inline, signal,
-        cache: 'no-store',
-      });
+      let response;
+      if (uploading) {
+        // The page's abort reaches the proxy request through `cut`; so does a failed upload, unless the answer
+        // came already (a server may answer before it read the whole body).
+        const cut = new win.AbortController();
+        const forward = () => cut.abort(signal.reason);
+        if (signal.aborted) forward();
+        else signal.addEventListener('abort', forward, { once: true });
+        let answered = false;
+        const sent = origFetch.call(win, reserved('proxy'), {
+          method: 'POST', headers: { [PROXY_HEADER]: descriptorHeader(descriptor) }, signal: cut.signal,
+          cache: 'no-store',
+        }).then((answer) => { answered = true; return answer; });
+        const uploadFailed = uploading.then(() => new Promise(() => {}), (error) => {
+          if (!answered) cut.abort();
+          throw error;
+        });
+        // Either the engine's own rejection of the proxy request (as for any fetch) or the upload's, already
+        // turned into the page's error.
+        response = await Promise.race([sent, uploadFailed]);
+      } else {
+        response = await origFetch.call(win, reserved('proxy'), {
+          method: 'POST', headers: { [PROXY_HEADER]: descriptorHeader(descriptor) }, body: inline, signal,
+          cache: 'no-store',
+        });
+      }
       if (response.headers.get('X-Hybrid-Proxy-Error')) {
         const answer = await response.json().catch(() => ({}));
         throw new TypeError('HybridKit proxy: ' + (answer.error || 'refused'));

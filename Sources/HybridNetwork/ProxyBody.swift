@@ -1,0 +1,50 @@
+import AsyncHTTPClient
+import Foundation
+import HybridCore
+import NIOCore
+
+/// A request body as the proxy sends it: bytes in hand, or a stream read from the start for every send (a
+/// 307/308 redirect sends it again), so the stored bytes are never copied whole into the client.
+enum ProxyBody: Sendable {
+    case data(Data)
+    case stream(any RequestBodySource)
+
+    var clientBody: HTTPClientRequest.Body {
+        switch self {
+        case .data(let data): .bytes(ByteBuffer(bytes: data))
+        case .stream(let source): .stream(SourceChunks(source: source), length: .known(Int64(source.count)))
+        }
+    }
+}
+
+/// The chunks of a streamed body from its first byte, as the client pulls them.
+struct SourceChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    /// Large enough to keep the socket busy, small enough that the client holds little at a time.
+    static let chunkBytes = 256 << 10
+    let source: any RequestBodySource
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let source: any RequestBodySource
+        var offset = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard offset < source.count else { return nil }
+            let bytes: Data
+            do {
+                bytes = try await source.bytes(at: offset, maxBytes: SourceChunks.chunkBytes)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw ProxyError.requestBodyFailed("\(error)")
+            }
+            guard !bytes.isEmpty else {
+                throw ProxyError.requestBodyFailed("the body ended after \(offset) of \(source.count) bytes")
+            }
+            offset += bytes.count
+            return ByteBuffer(bytes: bytes)
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source) }
+}
