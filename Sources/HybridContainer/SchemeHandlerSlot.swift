@@ -25,6 +25,11 @@ final class SchemeHandlerSlot: SchemeHandler, @unchecked Sendable {
         target.start(task)
     }
 
+    /// The page's handler decides; with no page, nothing is read (the request is refused anyway).
+    func mayReadBody(of request: EngineRequest) -> Bool {
+        target?.mayReadBody(of: request) ?? false
+    }
+
     func stop(_ task: any SchemeTask) {
         // The handler that started the task stops it, even when the slot moved on to another page.
         guard let entry = started.removeValue(forKey: ObjectIdentifier(task)) else { return }

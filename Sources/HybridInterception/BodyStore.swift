@@ -286,7 +286,7 @@ public final class BodyStore: Sendable {
     }
 
     /// 128 random bits from the system's generator, as 32 hex digits.
-    static func randomID() -> String {
+    public static func randomID() -> String {
         var generator = SystemRandomNumberGenerator()
         let high = generator.next() as UInt64
         let low = generator.next() as UInt64

@@ -32,8 +32,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     public init(
         wrapping inner: any SchemeHandler, store: BodyStore = BodyStore(),
         switches: InterceptionSwitches = InterceptionSwitches(), proxy: (any RequestProxying)? = nil,
-        hop: @escaping EngineHop, mapURL: (@Sendable (URL) -> URL?)? = nil
+        hop: @escaping EngineHop, mapURL: (@Sendable (URL) -> URL?)? = nil, bodyKey: String = BodyStore.randomID()
     ) {
+        self.bodyKey = bodyKey
         self.inner = inner
         self.store = store
         self.switches = switches
@@ -44,16 +45,35 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 
     private var scope: ObjectIdentifier { ObjectIdentifier(self) }
 
+    /// The key the hooks put on the bodies they vouch for (``RequestHooksScript`` bakes it into the page's hooks).
+    public let bodyKey: String
+
+    /// Only bodies carrying the page's body key are read: the hooks send every Blob-backed body through the store
+    /// and key the others, so a body without the key (a Worker's fetch, an unhooked frame, a forged request) may
+    /// hold Blob data, which WebKitGTK 2.50 crashes the app reading. A tagged request's body is the stored one.
+    public func mayReadBody(of request: EngineRequest) -> Bool {
+        if ReservedRequest(url: request.url, method: request.method) == nil, Self.bodyTag(of: request) != nil {
+            return false
+        }
+        return request.header(ReservedRequest.bodyKeyHeader) == bodyKey
+    }
+
+    static let withheldMessage =
+        "the request body was not read: on this scheme only bodies HybridKit's request hooks send are read "
+        + "(reading a Blob body sent another way, from a Worker say, crashes WebKitGTK 2.50); send it from the page"
+
     /// Requests in the proxy right now (for tests and diagnostics).
     public var proxiedCount: Int { proxied.withLock { $0.count } }
 
     public func start(_ task: any SchemeTask) {
         let request = task.request
         guard let origin = Self.origin(of: request.url) else {
+            if request.bodyWithheld { return task.fail(.forbidden(Self.withheldMessage)) }
             inner.start(task)
             return
         }
         if let reserved = ReservedRequest(url: request.url, method: request.method) {
+            if request.bodyWithheld { return reply(task, 403, Self.withheldMessage) }
             guard Self.originHeaderMatches(request, origin) else {
                 reply(task, 403, "the request comes from another origin than \(origin)")
                 return
@@ -62,7 +82,10 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             return
         }
         guard let id = Self.bodyTag(of: request) else {
-            inner.start(task)
+            if request.bodyWithheld { return task.fail(.forbidden(Self.withheldMessage)) }
+            guard request.header(ReservedRequest.bodyKeyHeader) != nil else { return inner.start(task) }
+            // The key stays here: the inner handler may send the request on to a server.
+            startRewritten(task, request: Self.removingKey(from: request), redirectMode: .follow, reportsRedirection: false)
             return
         }
         guard Self.originHeaderMatches(request, origin) else {
@@ -84,7 +107,16 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             untagged.headers.removeAll { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }
             untagged.headers.append(("Content-Type", type))
         }
-        let wrapper = AttachedBodyTask(base: task, request: untagged, redirectMode: mode) { [weak self] wrapper in
+        startRewritten(task, request: Self.removingKey(from: untagged), redirectMode: mode, reportsRedirection: true)
+    }
+
+    private func startRewritten(
+        _ task: any SchemeTask, request: EngineRequest, redirectMode: ProxiedRequest.RedirectMode,
+        reportsRedirection: Bool
+    ) {
+        let wrapper = AttachedBodyTask(
+            base: task, request: request, redirectMode: redirectMode, reportsRedirection: reportsRedirection
+        ) { [weak self] wrapper in
             self?.attached.withLock { $0[ObjectIdentifier(wrapper.base)] = nil }
         }
         attached.withLock { $0[ObjectIdentifier(task)] = wrapper }
@@ -303,6 +335,12 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         if let id = request.header(ReservedRequest.bodyHeader) { return id }
         let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems
         return items?.first { $0.name == ReservedRequest.bodyQueryItem }?.value
+    }
+
+    static func removingKey(from request: EngineRequest) -> EngineRequest {
+        var result = request
+        result.headers.removeAll { $0.name.caseInsensitiveCompare(ReservedRequest.bodyKeyHeader) == .orderedSame }
+        return result
     }
 
     static func removingTag(from request: EngineRequest) -> EngineRequest {

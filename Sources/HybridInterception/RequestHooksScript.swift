@@ -10,21 +10,24 @@ public enum RequestHooksScript {
 
     static let placeholder = "__HYBRID_REQUEST_CONFIG__"
 
-    /// The hook source with `config` for pages on `schemes`.
+    /// The hook source with `config` for pages on `schemes`; `bodyKey` is the handler's
+    /// (``InterceptingSchemeHandler/bodyKey``), put on the bodies the hooks vouch for.
     public static func source(
-        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches
+        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String
     ) throws -> String {
         guard let url = Bundle.module.url(forResource: "hooks", withExtension: "js", subdirectory: "js") else {
             throw ScriptError.missingResource
         }
         let template = try String(contentsOf: url, encoding: .utf8)
-        return template.replacingOccurrences(of: placeholder, with: try configJSON(config, schemes, switches))
+        return template.replacingOccurrences(
+            of: placeholder, with: try configJSON(config, schemes, switches, bodyKey: bodyKey))
     }
 
     public static func userScript(
-        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches
+        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String
     ) throws -> UserScript {
-        UserScript(source: try source(config: config, schemes: schemes, switches: switches), allFrames: true)
+        UserScript(
+            source: try source(config: config, schemes: schemes, switches: switches, bodyKey: bodyKey), allFrames: true)
     }
 
     /// Sets the switches the hooks read for documents loaded after it (user scripts run in the order added).
@@ -53,9 +56,9 @@ public enum RequestHooksScript {
         (try? scriptSafeJSON(SwitchesPayload(settings))) ?? "{}"
     }
 
-    static func configJSON(_ config: InterceptionConfig, _ schemes: [String], _ switches: InterceptionSwitches) throws
-        -> String
-    {
+    static func configJSON(
+        _ config: InterceptionConfig, _ schemes: [String], _ switches: InterceptionSwitches, bodyKey: String
+    ) throws -> String {
         struct Payload: Encodable {
             let defaultStrategy: InterceptionStrategy
             let rules: [InterceptionConfig.Rule]
@@ -64,11 +67,12 @@ public enum RequestHooksScript {
             let uploadsInFlight: Int
             let schemes: [String]
             let switches: SwitchesPayload
+            let bodyKey: String
         }
         let payload = Payload(
             defaultStrategy: config.defaultStrategy, rules: config.rules, degraded: config.degraded,
             chunkBytes: max(1024, config.chunkBytes), uploadsInFlight: min(16, max(1, config.uploadsInFlight)),
-            schemes: schemes.map { $0.lowercased() }, switches: SwitchesPayload(switches.effective))
+            schemes: schemes.map { $0.lowercased() }, switches: SwitchesPayload(switches.effective), bodyKey: bodyKey)
         return try scriptSafeJSON(payload)
     }
 

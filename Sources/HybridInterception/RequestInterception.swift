@@ -26,7 +26,9 @@ public final class RequestInterception: Sendable {
             wrapping: inner, store: BodyStore(limits: config.store), switches: switches, proxy: proxy,
             hop: PackageSchemeHandler.hop(onExecutorOf: engine), mapURL: mapURL)
         try engine.setSchemeHandler(handler, forScheme: scheme)
-        engine.addUserScript(try RequestHooksScript.userScript(config: config, schemes: [scheme], switches: switches))
+        engine.addUserScript(
+            try RequestHooksScript.userScript(
+                config: config, schemes: [scheme], switches: switches, bodyKey: handler.bodyKey))
         return RequestInterception(
             handler: handler, config: config, switches: switches,
             publisher: SwitchesPublisher(switches: switches, engine: engine))

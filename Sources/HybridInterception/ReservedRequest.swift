@@ -20,6 +20,8 @@ enum ReservedRequest: Equatable {
     static let redirectHeader = "X-Hybrid-Redirect"
     static let proxyHeader = "X-Hybrid-Proxy"
     static let contentTypeHeader = "X-Hybrid-Content-Type"
+    /// The page's body key: a body sent to the scheme is read only with it (see `SchemeHandler.mayReadBody`).
+    static let bodyKeyHeader = "X-Hybrid-Body-Key"
 
     /// nil when `url` is not under the reserved root.
     init?(url: URL, method: String) {

@@ -17,4 +17,5 @@ final class RecordingSchemeHandler: SchemeHandler {
     }
 
     func stop(_ task: any SchemeTask) { inner.stop(task) }
+    func mayReadBody(of request: EngineRequest) -> Bool { inner.mayReadBody(of: request) }
 }

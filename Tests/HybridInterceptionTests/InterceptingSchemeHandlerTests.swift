@@ -31,6 +31,42 @@ import Testing
         return try #require(task.json?["id"] as? String)
     }
 
+    @Test func onlyKeyedBodiesAreReadAndTheKeyNeverReachesTheInnerHandler() throws {
+        let handler = handler()
+        let key = handler.bodyKey
+        func request(_ url: String, _ headers: [(name: String, value: String)]) throws -> EngineRequest {
+            EngineRequest(url: try #require(URL(string: url)), method: "POST", headers: headers)
+        }
+        #expect(handler.mayReadBody(of: try request("hybrid://a.test/api", [("X-Hybrid-Body-Key", key)])))
+        #expect(!handler.mayReadBody(of: try request("hybrid://a.test/api", [])), "a Worker's body, say")
+        #expect(!handler.mayReadBody(of: try request("hybrid://a.test/api", [("X-Hybrid-Body-Key", "0" + key.dropFirst())])))
+        #expect(!handler.mayReadBody(of: try request("hybrid://a.test/__hybrid__/body?size=1", [])))
+        #expect(!handler.mayReadBody(of: try request("hybrid://a.test/api", [("X-Hybrid-Body", "id")])), "stored body")
+        #expect(InterceptingSchemeHandler(wrapping: inner, hop: { $0() }).bodyKey != key, "one key per handler")
+
+        // A withheld body is refused without reaching the inner handler; a keyed one goes on without the key.
+        var withheld = try request("hybrid://a.test/api", [])
+        withheld.bodyWithheld = true
+        let refused = RecordingTask(withheld)
+        handler.start(refused)
+        #expect(refused.error?.description.contains("not read") == true)
+        #expect(inner.requests.isEmpty)
+        let keyed = try post("hybrid://a.test/api", body: Data("a=1".utf8), headers: [("X-Hybrid-Body-Key", key)])
+        handler.start(keyed)
+        let seen = try #require(inner.requests.last)
+        #expect(seen.body == Data("a=1".utf8))
+        #expect(seen.header("X-Hybrid-Body-Key") == nil)
+        #expect(keyed.finished)
+
+        // Uploads to the reserved paths need the key too.
+        var upload = try request("hybrid://a.test/__hybrid__/body?size=1", [])
+        upload.bodyWithheld = true
+        let refusedUpload = RecordingTask(upload)
+        handler.start(refusedUpload)
+        #expect(refusedUpload.head?.statusCode == 403)
+        #expect(handler.store.count == 0)
+    }
+
     @Test func reattachesTheStoredBodyAndStripsTheTag() throws {
         let handler = handler()
         let bytes = Data((0..<300).map { UInt8($0 % 256) })
@@ -192,8 +228,9 @@ import Testing
     @Test func theHookScriptCarriesTheConfig() throws {
         let source = try RequestHooksScript.source(
             config: InterceptionConfig(rules: [.init(prefix: "hybrid://a.test/</script>", strategy: .fullProxy)]),
-            schemes: ["HYBRID"], switches: InterceptionSwitches())
+            schemes: ["HYBRID"], switches: InterceptionSwitches(), bodyKey: "0123456789abcdef0123456789abcdef")
         #expect(!source.contains(RequestHooksScript.placeholder))
+        #expect(source.contains(#""bodyKey":"0123456789abcdef0123456789abcdef""#))
         #expect(source.contains(#""schemes":["hybrid"]"#))
         #expect(!source.contains("</script>"))
     }

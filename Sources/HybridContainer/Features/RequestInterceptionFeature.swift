@@ -32,15 +32,17 @@ public struct RequestInterceptionFeature: PageFeature {
     public func contribute(to assembly: inout PageAssembly) throws {
         guard let engine = assembly.engine else { throw RequestInterceptionFeatureError.noEngine }
         if proxy == nil { switches.proxyEnabled = false }
+        // One key per page: the hooks put it on the bodies they vouch for, the handler reads only those.
+        let bodyKey = BodyStore.randomID()
         assembly.userScripts.append(
-            try RequestHooksScript.userScript(config: config, schemes: [scheme], switches: switches))
+            try RequestHooksScript.userScript(config: config, schemes: [scheme], switches: switches, bodyKey: bodyKey))
         let hop = PackageSchemeHandler.hop(onExecutorOf: engine)
         let (scheme, config, proxy, switches, mapURL) = (scheme, config, proxy, switches, mapURL)
         assembly.schemeHandlerWrappers.append { served, handler in
             guard served.lowercased() == scheme else { return handler }
             return InterceptingSchemeHandler(
                 wrapping: handler, store: BodyStore(limits: config.store), switches: switches, proxy: proxy, hop: hop,
-                mapURL: mapURL)
+                mapURL: mapURL, bodyKey: bodyKey)
         }
     }
 

@@ -7,6 +7,9 @@ public struct EngineRequest: Sendable, Equatable {
     /// Header fields in the order the engine gave them. Names compare case-insensitively.
     public var headers: [(name: String, value: String)]
     public var body: Data?
+    /// The engine did not read the request's body because the handler said not to
+    /// (``SchemeHandler/mayReadBody(of:)``): `body` is nil whatever the page sent.
+    public var bodyWithheld = false
 
     public init(url: URL, method: String = "GET", headers: [(name: String, value: String)] = [], body: Data? = nil) {
         self.url = url

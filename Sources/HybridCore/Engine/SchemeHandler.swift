@@ -6,6 +6,15 @@ public protocol SchemeHandler: AnyObject, Sendable {
     func start(_ task: any SchemeTask)
     /// The engine no longer wants the response (navigation away, view closed). Stop sending to `task`.
     func stop(_ task: any SchemeTask)
+    /// Whether the engine may read the body of `request` (URL, method and headers; no body yet), asked before
+    /// it does for requests that may carry one. WebKitGTK 2.50 crashes the app reading a body that holds Blob
+    /// data a page sent to a custom scheme; a handler that can tell the bodies it vouches for says no to the
+    /// rest, and gets the request with ``EngineRequest/bodyWithheld`` set instead. By default every body is read.
+    func mayReadBody(of request: EngineRequest) -> Bool
+}
+
+extension SchemeHandler {
+    public func mayReadBody(of request: EngineRequest) -> Bool { true }
 }
 
 /// The head of a response to a scheme request.

@@ -18,10 +18,13 @@ final class GTKSchemeTask: SchemeTask {
     private var pipe: SchemePipeWriter?
     private let onEnd: (GTKSchemeTask) -> Void
 
-    init(request: UnsafeMutablePointer<WebKitURISchemeRequest>, onEnd: @escaping (GTKSchemeTask) -> Void) {
+    init(
+        request: UnsafeMutablePointer<WebKitURISchemeRequest>, mayReadBody: (EngineRequest) -> Bool,
+        onEnd: @escaping (GTKSchemeTask) -> Void
+    ) {
         uriRequest = request
         g_object_ref(request)
-        self.request = GTKSchemeTask.readRequest(request)
+        self.request = GTKSchemeTask.readRequest(request, mayReadBody: mayReadBody)
         self.onEnd = onEnd
     }
 
@@ -153,7 +156,9 @@ final class GTKSchemeTask: SchemeTask {
         g_error_free(gerror)
     }
 
-    private static func readRequest(_ request: UnsafeMutablePointer<WebKitURISchemeRequest>) -> EngineRequest {
+    private static func readRequest(
+        _ request: UnsafeMutablePointer<WebKitURISchemeRequest>, mayReadBody: (EngineRequest) -> Bool
+    ) -> EngineRequest {
         let uri = borrowGString(webkit_uri_scheme_request_get_uri(request)) ?? ""
         let url = URL(string: uri) ?? URL(fileURLWithPath: "/")
         let method = borrowGString(webkit_uri_scheme_request_get_http_method(request)) ?? "GET"
@@ -167,12 +172,18 @@ final class GTKSchemeTask: SchemeTask {
                 if let name, let value { headers.append((String(cString: name), String(cString: value))) }
             }
         }
-        var body: Data?
+        var result = EngineRequest(url: url, method: method, headers: headers)
+        if method == "GET" || method == "HEAD" { return result }
+        // Asked before reading: reading a Blob-backed body crashes the UI process (see SchemeHandler.mayReadBody).
+        guard mayReadBody(result) else {
+            result.bodyWithheld = true
+            return result
+        }
         if let stream = webkit_uri_scheme_request_get_http_body(request) {
-            body = readAll(stream)
+            result.body = readAll(stream)
             g_object_unref(stream)
         }
-        return EngineRequest(url: url, method: method, headers: headers, body: body)
+        return result
     }
 
     private static func readAll(_ stream: UnsafeMutablePointer<GInputStream>) -> Data {

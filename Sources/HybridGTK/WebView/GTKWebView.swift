@@ -324,7 +324,7 @@ public final class GTKWebView: WebEngine {
             GTKSchemeTask.finish(request, error: .notFound("no handler for scheme '\(scheme)'"))
             return
         }
-        let task = GTKSchemeTask(request: request) { [weak self] task in
+        let task = GTKSchemeTask(request: request, mayReadBody: { handler.mayReadBody(of: $0) }) { [weak self] task in
             self?.schemeTasks[ObjectIdentifier(task)] = nil
         }
         schemeTasks[ObjectIdentifier(task)] = task

@@ -15,6 +15,11 @@
   const BODY_HEADER = 'X-Hybrid-Body';
   const TYPE_HEADER = 'X-Hybrid-Content-Type';
   const PROXY_HEADER = 'X-Hybrid-Proxy';
+  // Native reads a request body sent to the custom scheme only when it carries this key (one per view): reading
+  // a Blob-backed body there crashes WebKitGTK 2.50's UI process, and only bodies the hooks vouch for (never
+  // Blob-backed) get the key. Kept in this closure only; the page never sees it.
+  const KEY_HEADER = 'X-Hybrid-Body-Key';
+  const BODY_KEY = config.bodyKey;
   const INTERNAL = /^x-hybrid-/i;
   const tagOf = (value) => Object.prototype.toString.call(value);
 
@@ -45,6 +50,26 @@
 
   function formHasFiles(form) {
     for (const entry of form) if (typeof entry[1] !== 'string') return true;
+    return false;
+  }
+
+  // Whether `body` really is what `kind` says: a page can give a Blob any toStringTag, so the kinds that get the body
+  // key are checked by their internal slots (these checks also work on bodies from other realms).
+  const byteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+  const paramsHas = URLSearchParams.prototype.has;
+  const formHas = FormData.prototype.has;
+  const documentElement = Object.getOwnPropertyDescriptor(Document.prototype, 'documentElement').get;
+  function isGenuine(kind, body) {
+    try {
+      if (kind === 'string') return typeof body === 'string';
+      if (kind === 'view') return ArrayBuffer.isView(body);
+      if (kind === 'buffer') return byteLength.call(body) >= 0;
+      if (kind === 'params') return paramsHas.call(body, '') || true;
+      if (kind === 'formdata') return (formHas.call(body, '') || true) && !formHasFiles(body);
+      if (kind === 'document') return documentElement.call(body) !== undefined;
+    } catch (e) {
+      return false;
+    }
     return false;
   }
 
@@ -148,6 +173,35 @@
       return null;
     }
 
+    // Whether a body sent to `url` needs the key: a request to this page's own origin on the custom scheme.
+    function vouches(url) {
+      if (!intercepted) return false;
+      try {
+        return originOf(new URL(url, win.document.baseURI)) === pageOrigin;
+      } catch (e) {
+        return false;
+      }
+    }
+
+    // `headers` (anything Headers takes) with the body key added.
+    function keyed(headers) {
+      const result = new win.Headers(headers || undefined);
+      result.set(KEY_HEADER, BODY_KEY);
+      return result;
+    }
+
+    // The engine's own fetch for a body the hooks do not carry: an engine-safe body to this page's origin gets the
+    // key (native reads it); any other body goes as it is (native refuses it without reading it).
+    function engineFetch(self, input, init, kind, body) {
+      const isRequest = tagOf(input) === '[object Request]';
+      if (kind === 'none' || !vouches(isRequest ? input.url : String(input))) return origFetch.call(self, input, init);
+      // Objects the engine turns into text anyway go as text, so what is sent is what was checked.
+      if (kind === 'other') [kind, body] = ['string', String(body)];
+      if (!isGenuine(kind, body)) return origFetch.call(self, input, init);
+      const base = init && init.headers !== undefined ? init.headers : isRequest ? input.headers : undefined;
+      return origFetch.call(self, input, Object.assign({}, init, { body, headers: keyed(base) }));
+    }
+
     // The bytes and default Content-Type the engine itself would send for `body` (the engine serialises
     // FormData, so multipart boundaries match the Content-Type).
     async function serialize(body, kind) {
@@ -218,7 +272,7 @@
         const end = Math.min(size, offset + step);
         const bytes = await blob.slice(offset, end).arrayBuffer();
         const response = await origFetch.call(win, url, {
-          method: 'POST', body: bytes, headers, signal: stop.signal, cache: 'no-store',
+          method: 'POST', body: bytes, headers: keyed(headers), signal: stop.signal, cache: 'no-store',
         });
         const answer = await response.json().catch(() => ({}));
         if (!response.ok) throw new HookError(answer.error || 'body upload failed with status ' + response.status);
@@ -368,7 +422,10 @@
     // no upload progress for requests to a custom scheme, and the upload is what gives the page those events.
     xhrProto.send = function (body) {
       const st = xhrState.get(this);
-      if (!st || !st.plan || st.phase !== 'opened' || this.readyState !== 1) return orig.send.apply(this, arguments);
+      if (!st || !st.plan || st.phase !== 'opened' || this.readyState !== 1) {
+        if (st && st.phase === 'opened' && this.readyState === 1) return orig.send.call(this, keyIfVouched(this, st, body));
+        return orig.send.apply(this, arguments);
+      }
       let kind = kindOf(body);
       if (st.method === 'GET' || st.method === 'HEAD') {
         body = null;
@@ -383,7 +440,7 @@
             'make the request asynchronous', 'InvalidAccessError');
         }
         st.phase = 'sent';
-        if (st.plan.mode === 'store') return orig.send.apply(this, arguments);
+        if (st.plan.mode === 'store') return orig.send.call(this, keyIfVouched(this, st, body));
         // Engine-safe bodies ride on the proxy request itself, so synchronous requests keep working.
         const type = authorType ? authorType[1] : defaultTypeSync(body, kind);
         return sendProxied(this, st, kind === 'none' ? null : body, null, type);
@@ -424,6 +481,16 @@
       })();
       return undefined;
     };
+
+    // An engine-safe body the engine sends itself to this page's origin carries the key (see KEY_HEADER).
+    // Returns the body to send: objects the engine turns into text anyway, as that text.
+    function keyIfVouched(xhr, st, body) {
+      let kind = kindOf(body);
+      if (st.method === 'GET' || st.method === 'HEAD' || kind === 'none' || !vouches(st.url)) return body;
+      if (kind === 'other') [kind, body] = ['string', String(body)];
+      if (isGenuine(kind, body)) orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
+      return body;
+    }
 
     // The events the engine fires when a request ends before its response (abort, error, timeout), for a
     // request still in its upload phase. readyState is DONE for the events, `after` once they are out.
@@ -469,6 +536,7 @@
         inlineType: !type && inlineBody !== null,
       };
       orig.setRequestHeader.call(xhr, PROXY_HEADER, descriptorHeader(descriptor));
+      orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
       st.phase = 'sent';
       return orig.send.call(xhr, inlineBody);
     }
@@ -526,11 +594,10 @@
       return function (input, init) {
         const isRequest = tagOf(input) === '[object Request]';
         const plan = planFor(isRequest ? input.url : String(input), api);
-        if (!plan) return origFetch.apply(this, arguments);
         let body = init && 'body' in init ? init.body : undefined;
         let kind = kindOf(body);
         if (isRequest && kind === 'none' && input.body !== null && !(init && 'body' in init)) kind = 'request';
-        if (plan.mode === 'store' && !needsStore(kind, body)) return origFetch.apply(this, arguments);
+        if (!plan || (plan.mode === 'store' && !needsStore(kind, body))) return engineFetch(this, input, init, kind, body);
         return fetchHooked(input, init, plan, body, kind);
       };
     }
@@ -625,7 +692,7 @@
         else signal.addEventListener('abort', forward, { once: true });
         let answered = false;
         const sent = origFetch.call(win, reserved('proxy'), {
-          method: 'POST', headers: { [PROXY_HEADER]: descriptorHeader(descriptor) }, signal: cut.signal,
+          method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), signal: cut.signal,
           cache: 'no-store',
         }).then((answer) => { answered = true; return answer; });
         const uploadFailed = uploading.then(() => new Promise(() => {}), (error) => {
@@ -637,7 +704,7 @@
         response = await Promise.race([sent, uploadFailed]);
       } else {
         response = await origFetch.call(win, reserved('proxy'), {
-          method: 'POST', headers: { [PROXY_HEADER]: descriptorHeader(descriptor) }, body: inline, signal,
+          method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), body: inline, signal,
           cache: 'no-store',
         });
       }
@@ -684,7 +751,18 @@
       win.navigator.sendBeacon = function (url, data) {
         const plan = planFor(url, 'sendBeacon');
         const kind = kindOf(data);
-        if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) return orig.beacon.apply(this, arguments);
+        if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) {
+          if (kind === 'none' || !vouches(url)) return orig.beacon.apply(this, arguments);
+          const text = kind === 'other' ? String(data) : data;
+          if (!isGenuine(kind === 'other' ? 'string' : kind, text)) return orig.beacon.apply(this, arguments);
+          const size = typeof text === 'string' ? new win.TextEncoder().encode(text).length
+            : kind === 'buffer' || kind === 'view' ? text.byteLength : 0;
+          if (size > 65536) return false; // the beacon quota, as the engine applies it
+          // An engine-safe beacon to this page's origin: the same request, as a keepalive fetch with the key.
+          origFetch.call(win, url, { method: 'POST', body: text, keepalive: true, credentials: 'include',
+            headers: keyed() }).catch(() => {});
+          return true;
+        }
         if (kind === 'blob' && data.size > 65536) return false; // the beacon quota, as the engine applies it
         (async () => {
           const { blob, type } = await serialize(data, kind);
@@ -699,20 +777,22 @@
       };
     }
 
-    // ---- POST <form> submission with files into an intercepted page ----
+    // ---- POST <form> submission to this page's origin ----
+    // Native cannot read a form's body safely (see KEY_HEADER), so every POST form to this page's own origin on
+    // the custom scheme uploads its body first, serialised as the engine would for its enctype, and an empty
+    // carrier form sends the request tagged with the body's id. Whatever the hook switches say: without this the
+    // form would lose its body.
     function submitHooked(form, submitter) {
       const method = (submitter && submitter.getAttribute('formmethod')) || form.method;
       if (String(method).toLowerCase() !== 'post') return false;
       const action = submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action;
-      const plan = planFor(action, 'form');
-      if (!plan || plan.mode !== 'store') return false;
+      if (!vouches(action)) return false;
       const data = submitter ? new win.FormData(form, submitter) : new win.FormData(form);
       const enctype = ((submitter && submitter.getAttribute('formenctype')) || form.enctype).toLowerCase();
-      if (enctype !== 'multipart/form-data' || !formHasFiles(data)) return false;
       (async () => {
-        const { blob, type } = await serialize(data, 'formdata');
+        const { blob, type } = await formBody(data, enctype);
         const id = await upload(blob, type, undefined, () => {}, () => {});
-        const target = new URL(plan.url);
+        const target = new URL(action, win.document.baseURI);
         target.searchParams.append('__hybrid_body', id);
         const carrier = win.document.createElement('form');
         carrier.method = 'post';
@@ -723,6 +803,18 @@
         orig.submit.call(carrier);
       })().catch((error) => win.console.error('HybridKit: form submission failed: ' + (error && error.message || error)));
       return true;
+    }
+
+    // A form's body as the engine encodes it for `enctype` (files by name outside multipart, as the engine does).
+    async function formBody(data, enctype) {
+      if (enctype === 'multipart/form-data') return serialize(data, 'formdata');
+      const entries = [...data].map(([name, value]) => [name, typeof value === 'string' ? value : value.name]);
+      if (enctype === 'text/plain') {
+        const text = entries.map(([name, value]) => name + '=' + value + '\r\n').join('');
+        return { blob: new win.Blob([text]), type: 'text/plain' };
+      }
+      return { blob: new win.Blob([new win.URLSearchParams(entries).toString()]),
+        type: 'application/x-www-form-urlencoded' };
     }
 
     win.addEventListener('submit', (event) => {
