@@ -194,14 +194,15 @@ let package = Package(
         .target(
             name: "HybridNetwork",
             dependencies: [
-                "HybridCore",
+                // HybridOffline for the NetworkFetching seam its HTTPClientNetworkFetcher implements.
+                "HybridCore", "HybridOffline",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(
             name: "HybridNetworkTests",
             dependencies: [
-                "HybridNetwork", "HybridCore",
+                "HybridNetwork", "HybridCore", "HybridOffline",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

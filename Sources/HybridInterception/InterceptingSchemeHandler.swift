@@ -64,6 +64,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 
     /// Requests in the proxy right now (for tests and diagnostics).
     public var proxiedCount: Int { proxied.withLock { $0.count } }
+    /// Rewritten requests (a body re-attached by id, a body key removed) with the inner handler or waiting for their
+    /// body right now (for tests and diagnostics).
+    public var attachedCount: Int { attached.withLock { $0.count } }
 
     public func start(_ task: any SchemeTask) {
         let request = task.request
@@ -92,35 +95,76 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             task.fail(.forbidden("a request body can only be sent by the origin that uploaded it"))
             return
         }
-        let body: BodyStore.Body
+        // Claimed, not taken: the hooks send a fetch's tagged request as soon as the first chunk named the id, and
+        // the inner handler's network fetch streams the body as the rest lands.
+        let body: StoredBody
         do {
-            body = try store.take(id, owner: BodyOwner(origin: origin, scope: scope))
+            body = try store.claim(id, owner: BodyOwner(origin: origin, scope: scope))
         } catch {
             task.fail(.forbidden(error.description))
             return
         }
         let mode = request.header(ReservedRequest.redirectHeader).flatMap(ProxiedRequest.RedirectMode.init) ?? .follow
         var untagged = Self.removingTag(from: request)
-        untagged.body = body.data
+        untagged.body = body.completeData
+        untagged.bodySource = body
         // The type the body was serialized with wins: a form carrier request says urlencoded, the body is multipart.
         if let type = body.contentType {
             untagged.headers.removeAll { $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame }
             untagged.headers.append(("Content-Type", type))
         }
-        startRewritten(task, request: Self.removingKey(from: untagged), redirectMode: mode, reportsRedirection: true)
+        let rewritten = Self.removingKey(from: untagged)
+        guard rewritten.body == nil, !inner.readsBodySource else {
+            return startRewritten(
+                task, request: rewritten, redirectMode: mode, reportsRedirection: true, storedBody: body)
+        }
+        // An inner handler that only reads `body` gets the request once the whole body is in.
+        let wrapper = attach(task, request: rewritten, redirectMode: mode, reportsRedirection: true, storedBody: body)
+        let hop = self.hop
+        Task { [weak self] in
+            let outcome: Result<Data, any Error>
+            do {
+                outcome = .success(try await body.complete())
+            } catch {
+                outcome = .failure(error)
+            }
+            hop { [weak self] in
+                guard let self, self.attached.withLock({ $0[ObjectIdentifier(task)] === wrapper }) else { return }
+                switch outcome {
+                case .success(let data):
+                    wrapper.request.body = data
+                    wrapper.started = true
+                    self.inner.start(wrapper)
+                case .failure(let error):
+                    wrapper.fail(.failed("the request body did not arrive in full: \(error)"))
+                }
+            }
+        }
     }
 
     private func startRewritten(
         _ task: any SchemeTask, request: EngineRequest, redirectMode: ProxiedRequest.RedirectMode,
-        reportsRedirection: Bool
+        reportsRedirection: Bool, storedBody: StoredBody? = nil
     ) {
+        let wrapper = attach(
+            task, request: request, redirectMode: redirectMode, reportsRedirection: reportsRedirection,
+            storedBody: storedBody)
+        wrapper.started = true
+        inner.start(wrapper)
+    }
+
+    private func attach(
+        _ task: any SchemeTask, request: EngineRequest, redirectMode: ProxiedRequest.RedirectMode,
+        reportsRedirection: Bool, storedBody: StoredBody?
+    ) -> AttachedBodyTask {
         let wrapper = AttachedBodyTask(
-            base: task, request: request, redirectMode: redirectMode, reportsRedirection: reportsRedirection
+            base: task, request: request, redirectMode: redirectMode, reportsRedirection: reportsRedirection,
+            storedBody: storedBody
         ) { [weak self] wrapper in
             self?.attached.withLock { $0[ObjectIdentifier(wrapper.base)] = nil }
         }
         attached.withLock { $0[ObjectIdentifier(task)] = wrapper }
-        inner.start(wrapper)
+        return wrapper
     }
 
     public func stop(_ task: any SchemeTask) {
@@ -130,7 +174,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             return
         }
         if let wrapper = attached.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) {
-            inner.stop(wrapper)
+            // Before the inner handler's fetch lets go of it: an upload still going is refused from now on.
+            wrapper.releaseBody()
+            if wrapper.started { inner.stop(wrapper) }
             return
         }
         inner.stop(task)

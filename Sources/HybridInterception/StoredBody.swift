@@ -29,6 +29,15 @@ public final class StoredBody: RequestBodySource {
     /// The whole body if every byte arrived (shares the stored bytes, no copy).
     public var completeData: Data? { buffer.completeData }
 
+    /// The whole body once every byte arrived (no copy). Throws as ``bytes(at:maxBytes:)`` does.
+    public func complete() async throws -> Data {
+        if count > 0 { _ = try await buffer.bytes(at: count - 1, maxBytes: 1) }
+        guard let data = buffer.completeData else {
+            throw BodyStoreError.incomplete(received: buffer.received, expected: count)
+        }
+        return data
+    }
+
     public func bytes(at offset: Int, maxBytes: Int) async throws -> Data {
         try await buffer.bytes(at: offset, maxBytes: maxBytes)
     }

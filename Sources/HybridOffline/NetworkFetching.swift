@@ -24,9 +24,15 @@ public protocol NetworkFetching: Sendable {
     func fetch(
         _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
     ) -> any NetworkFetchCancelling
+
+    /// Whether ``fetch(_:followRedirects:events:)`` sends ``EngineRequest/bodySource`` when `body` is nil. A
+    /// package handler over a fetcher that does not gets requests with the whole body in `body` (the default).
+    var readsBodySource: Bool { get }
 }
 
 extension NetworkFetching {
+    public var readsBodySource: Bool { false }
+
     /// Fetches following redirects, as sub-resources do.
     public func fetch(_ request: EngineRequest, events: @escaping @Sendable (NetworkFetchEvent) -> Void)
         -> any NetworkFetchCancelling

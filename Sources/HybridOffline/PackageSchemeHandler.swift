@@ -148,6 +148,9 @@ public final class PackageSchemeHandler: SchemeHandler {
         serve(resolved, to: task, headOnly: method == "HEAD")
     }
 
+    /// Requests go to the network with their body as it arrives when the fetcher streams it.
+    public var readsBodySource: Bool { network.readsBodySource }
+
     public func stop(_ task: any SchemeTask) {
         transfers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }?.cancel()
     }

@@ -7,6 +7,10 @@ public struct EngineRequest: Sendable, Equatable {
     /// Header fields in the order the engine gave them. Names compare case-insensitively.
     public var headers: [(name: String, value: String)]
     public var body: Data?
+    /// The body as it arrives, for a body native code streams while the page is still uploading it (the request
+    /// hooks' body by id): `body` stays nil until every byte is in. Only handlers that say they read it get a
+    /// request with it set and no `body` (``SchemeHandler/readsBodySource``). Not part of `==`.
+    public var bodySource: (any RequestBodySource)?
     /// The engine did not read the request's body because the handler said not to
     /// (``SchemeHandler/mayReadBody(of:)``): `body` is nil whatever the page sent.
     public var bodyWithheld = false

@@ -11,10 +11,15 @@ public protocol SchemeHandler: AnyObject, Sendable {
     /// data a page sent to a custom scheme; a handler that can tell the bodies it vouches for says no to the
     /// rest, and gets the request with ``EngineRequest/bodyWithheld`` set instead. By default every body is read.
     func mayReadBody(of request: EngineRequest) -> Bool
+    /// Whether the handler sends a request's ``EngineRequest/bodySource`` when its `body` is nil (the bytes are
+    /// still arriving). Wrappers that stream bodies wait for the whole body before handing a request to a handler
+    /// that does not (the default), so no handler loses a body it never knew to wait for.
+    var readsBodySource: Bool { get }
 }
 
 extension SchemeHandler {
     public func mayReadBody(of request: EngineRequest) -> Bool { true }
+    public var readsBodySource: Bool { false }
 }
 
 /// The head of a response to a scheme request.

@@ -2,6 +2,7 @@ import Foundation
 import HybridCore
 import HybridGTK
 import HybridInterception
+import HybridNetwork
 import HybridOffline
 import HybridPackages
 
@@ -33,8 +34,11 @@ public final class BodiesLab {
     /// Page prefix served with the full-proxy strategy (the query string picks the strategy).
     public static let proxyQuery = "strategy=proxy"
 
+    /// - Parameter network: the package handler's network fallback, which sends body-by-id requests; by default
+    ///   the one that streams a body while the page still uploads it.
     public init(
-        proxy: (any RequestProxying)?, config: InterceptionConfig? = nil, extraPrefixes: [String] = []
+        proxy: (any RequestProxying)?, config: InterceptionConfig? = nil, extraPrefixes: [String] = [],
+        network: any NetworkFetching = HTTPClientNetworkFetcher()
     ) async throws {
         try GTKRuntime.shared.start()
         guard let pages = TourPages.directory else { throw LabError.noPages }
@@ -46,7 +50,7 @@ public final class BodiesLab {
         let prefixes = ["http://127.0.0.1:\(server.port)/", "http://localhost:\(server.port)/"] + extraPrefixes
         let route = try OfflineRoute(scheme: "hybrid", prefixes: prefixes)
         let packages = PackageSchemeHandler(
-            store: store, route: route, hop: PackageSchemeHandler.hop(onExecutorOf: view))
+            store: store, route: route, hop: PackageSchemeHandler.hop(onExecutorOf: view), network: network)
         let mapping = OfflineURLMapping(route: route)
         var chosen = config ?? InterceptionConfig(chunkBytes: 256 * 1024)
         for host in ["127.0.0.1", "localhost"] {

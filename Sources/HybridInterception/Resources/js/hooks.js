@@ -634,7 +634,8 @@
       if (type) headers.push(['Content-Type', type]);
       let bodyID = null;
       let inline = null;
-      // Full proxy: the rest of the upload while the proxy request is out (native streams the body as it lands).
+      // The rest of the upload while the request is out: native code streams the body as it lands (body by id:
+      // the tagged request, full proxy: the proxy request).
       let uploading = null;
       const storeIt = blob && (plan.mode === 'store' || blob.size > config.chunkBytes);
       if (storeIt) {
@@ -644,34 +645,45 @@
           if (signal.aborted) return signal.reason !== undefined ? signal.reason : new win.DOMException('Aborted', 'AbortError');
           return new TypeError('HybridKit: ' + (error && error.message || error));
         };
-        if (plan.mode === 'proxy') {
-          let announce;
-          const announced = new Promise((resolve) => { announce = resolve; });
-          const whole = upload(blob, type, signal, () => {}, (id) => { pending = id; announce(id); });
-          try {
-            bodyID = await Promise.race([announced, whole]);
-          } catch (error) {
-            throw failed(error);
-          }
-          uploading = whole.catch((error) => { throw failed(error); });
-        } else {
-          try {
-            bodyID = await upload(blob, type, signal, () => {}, (id) => { pending = id; });
-          } catch (error) {
-            throw failed(error);
-          }
+        let announce;
+        const announced = new Promise((resolve) => { announce = resolve; });
+        const whole = upload(blob, type, signal, () => {}, (id) => { pending = id; announce(id); });
+        try {
+          bodyID = await Promise.race([announced, whole]);
+        } catch (error) {
+          throw failed(error);
         }
+        uploading = whole.catch((error) => { throw failed(error); });
       } else if (blob) {
         inline = await blob.arrayBuffer();
       }
+      // The request goes out while the upload may still run. The page's abort reaches it through `cut`; so does a
+      // failed upload, unless the answer came already (a server may answer before it read the whole body).
+      const sendAlongside = async (url, init) => {
+        if (!uploading) return origFetch.call(win, url, Object.assign({ signal }, init));
+        const cut = new win.AbortController();
+        const forward = () => cut.abort(signal.reason);
+        if (signal.aborted) forward();
+        else signal.addEventListener('abort', forward, { once: true });
+        let answered = false;
+        const sent = origFetch.call(win, url, Object.assign({}, init, { signal: cut.signal }))
+          .then((answer) => { answered = true; return answer; });
+        const uploadFailed = uploading.then(() => new Promise(() => {}), (error) => {
+          if (!answered) cut.abort();
+          throw error;
+        });
+        // Either the engine's own rejection of the request (as for any fetch) or the upload's, already turned into
+        // the page's error.
+        return Promise.race([sent, uploadFailed]);
+      };
       if (plan.mode === 'store') {
         const sent = new win.Headers();
         headers.forEach(([name, value]) => sent.append(name, value));
         sent.set(BODY_HEADER, bodyID);
         // Native code meets the redirects, so it applies the mode; the engine only sees the outcome.
         if (request.redirect !== 'follow') sent.set('X-Hybrid-Redirect', request.redirect);
-        const response = await origFetch.call(win, request.url, {
-          method, headers: sent, signal, credentials: request.credentials, cache: request.cache,
+        const response = await sendAlongside(request.url, {
+          method, headers: sent, credentials: request.credentials, cache: request.cache,
           redirect: request.redirect, referrer: request.referrer, referrerPolicy: request.referrerPolicy,
           integrity: request.integrity, keepalive: request.keepalive, mode: request.mode,
         });
@@ -684,24 +696,9 @@
       };
       let response;
       if (uploading) {
-        // The page's abort reaches the proxy request through `cut`; so does a failed upload, unless the answer
-        // came already (a server may answer before it read the whole body).
-        const cut = new win.AbortController();
-        const forward = () => cut.abort(signal.reason);
-        if (signal.aborted) forward();
-        else signal.addEventListener('abort', forward, { once: true });
-        let answered = false;
-        const sent = origFetch.call(win, reserved('proxy'), {
-          method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), signal: cut.signal,
-          cache: 'no-store',
-        }).then((answer) => { answered = true; return answer; });
-        const uploadFailed = uploading.then(() => new Promise(() => {}), (error) => {
-          if (!answered) cut.abort();
-          throw error;
+        response = await sendAlongside(reserved('proxy'), {
+          method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), cache: 'no-store',
         });
-        // Either the engine's own rejection of the proxy request (as for any fetch) or the upload's, already
-        // turned into the page's error.
-        response = await Promise.race([sent, uploadFailed]);
       } else {
         response = await origFetch.call(win, reserved('proxy'), {
           method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), body: inline, signal,
