@@ -61,6 +61,29 @@ import Testing
         #expect(xhr == "3")
     }
 
+    /// A POST with no body carries the key (there is nothing to read), and a `Request` whose Blob body survives a
+    /// null `init.body` (Fetch keeps the Request's own body then) goes through the store, not to the engine unkeyed.
+    @Test @GTKActor func bodylessPostsAndARequestsOwnBodyArrive() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        try await lab.load(lab.pageURL(.bodyByID))
+        let bodyless = try await lab.run(
+            """
+            Promise.all([
+              fetch('/echo', { method: 'POST' }).then((r) => r.json()).then((e) => e.method + ' ' + e.length),
+              new Promise((resolve) => { const x = new XMLHttpRequest(); x.open('DELETE', '/echo');
+                x.onload = () => resolve(x.status); x.onerror = () => resolve('error'); x.send(null); }),
+            ]).then((all) => all.join(' | '))
+            """)
+        #expect(bodyless == #""POST 0 | 200""#, "\(bodyless)")
+        let kept = try await lab.run(
+            """
+            fetch(new Request('/echo', { method: 'POST', body: new Blob(['request body']) }), { body: null })
+              .then((r) => r.json()).then((e) => e.length, (e) => 'error ' + e.message)
+            """)
+        #expect(kept == "12", "\(kept)")
+    }
+
     @Test @GTKActor func aPlainFormPostKeepsItsBodyAndType() async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }

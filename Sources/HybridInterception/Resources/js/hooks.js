@@ -61,6 +61,7 @@
   const documentElement = Object.getOwnPropertyDescriptor(Document.prototype, 'documentElement').get;
   function isGenuine(kind, body) {
     try {
+      if (kind === 'none') return body === null || body === undefined;
       if (kind === 'string') return typeof body === 'string';
       if (kind === 'view') return ArrayBuffer.isView(body);
       if (kind === 'buffer') return byteLength.call(body) >= 0;
@@ -190,11 +191,11 @@
       return result;
     }
 
-    // The engine's own fetch for a body the hooks do not carry: an engine-safe body to this page's origin gets the
-    // key (native reads it); any other body goes as it is (native refuses it without reading it).
+    // The engine's own fetch for a body the hooks do not carry: an engine-safe body (or none) to this page's origin
+    // gets the key (native reads it); any other body goes as it is (native refuses it without reading it).
     function engineFetch(self, input, init, kind, body) {
       const isRequest = tagOf(input) === '[object Request]';
-      if (kind === 'none' || !vouches(isRequest ? input.url : String(input))) return origFetch.call(self, input, init);
+      if (!vouches(isRequest ? input.url : String(input))) return origFetch.call(self, input, init);
       // Objects the engine turns into text anyway go as text, so what is sent is what was checked.
       if (kind === 'other') [kind, body] = ['string', String(body)];
       if (!isGenuine(kind, body)) return origFetch.call(self, input, init);
@@ -486,7 +487,7 @@
     // Returns the body to send: objects the engine turns into text anyway, as that text.
     function keyIfVouched(xhr, st, body) {
       let kind = kindOf(body);
-      if (st.method === 'GET' || st.method === 'HEAD' || kind === 'none' || !vouches(st.url)) return body;
+      if (st.method === 'GET' || st.method === 'HEAD' || !vouches(st.url)) return body;
       if (kind === 'other') [kind, body] = ['string', String(body)];
       if (isGenuine(kind, body)) orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
       return body;
@@ -596,7 +597,9 @@
         const plan = planFor(isRequest ? input.url : String(input), api);
         let body = init && 'body' in init ? init.body : undefined;
         let kind = kindOf(body);
-        if (isRequest && kind === 'none' && input.body !== null && !(init && 'body' in init)) kind = 'request';
+        // A null or undefined init body leaves the Request's own body in place (Fetch: only a non-null one replaces
+        // it), so 'none' must mean no body at all: a keyed request is read by native.
+        if (isRequest && kind === 'none' && input.body !== null) kind = 'request';
         if (!plan || (plan.mode === 'store' && !needsStore(kind, body))) return engineFetch(this, input, init, kind, body);
         return fetchHooked(input, init, plan, body, kind);
       };
