@@ -308,7 +308,11 @@
     }
 
     function discard(id) {
-      if (id) origFetch.call(win, reserved('body/' + id), { method: 'DELETE', cache: 'no-store' }).catch(() => {});
+      // Keyed: native refuses a DELETE without the key unread, like any request that may carry a body.
+      if (id) {
+        origFetch.call(win, reserved('body/' + id), { method: 'DELETE', headers: keyed(), cache: 'no-store' })
+          .catch(() => {});
+      }
     }
 
     function descriptorHeader(descriptor) {
@@ -648,6 +652,8 @@
           if (signal.aborted) return signal.reason !== undefined ? signal.reason : new win.DOMException('Aborted', 'AbortError');
           return new TypeError('HybridKit: ' + (error && error.message || error));
         };
+        // The page's abort frees the body at once: the upload notices it only once its chunk reads are done.
+        signal.addEventListener('abort', () => discard(pending), { once: true });
         let announce;
         const announced = new Promise((resolve) => { announce = resolve; });
         const whole = upload(blob, type, signal, () => {}, (id) => { pending = id; announce(id); });
