@@ -25,7 +25,8 @@ import Testing
         -> RecordingTask
     {
         RecordingTask(
-            EngineRequest(url: try #require(URL(string: Self.origin + path)), method: "POST", headers: headers, body: body))
+            EngineRequest(
+                url: try #require(URL(string: Self.origin + path)), method: "POST", headers: headers, body: body))
     }
 
     /// Begins an 8-byte body with its first 3 bytes; returns the id.
@@ -92,9 +93,13 @@ import Testing
         let id = try beginPartial(handler)
         let tagged = try request("/api", headers: [("X-Hybrid-Body", id)])
         handler.start(tagged)
-        handler.start(RecordingTask(EngineRequest(url: try #require(URL(string: "\(Self.origin)/__hybrid__/body/\(id)")), method: "DELETE")))
+        handler.start(
+            RecordingTask(
+                EngineRequest(url: try #require(URL(string: "\(Self.origin)/__hybrid__/body/\(id)")), method: "DELETE"))
+        )
         for _ in 0..<500 where tagged.error == nil { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(tagged.error?.description.contains("did not arrive in full") == true, "\(String(describing: tagged.error))")
+        #expect(
+            tagged.error?.description.contains("did not arrive in full") == true, "\(String(describing: tagged.error))")
         #expect(inner.requests.isEmpty && handler.attachedCount == 0 && handler.store.count == 0)
     }
 }

@@ -122,7 +122,8 @@ import Testing
     @Test func withoutFollowingTheRedirectIsTheAnswer() async throws {
         let server = try await ProxyTestServer.start()
         let outcome = await Self.run(
-            HTTPClientNetworkFetcher(), EngineRequest(url: server.url("/redirect/302?to=/echo")), followRedirects: false)
+            HTTPClientNetworkFetcher(), EngineRequest(url: server.url("/redirect/302?to=/echo")), followRedirects: false
+        )
         #expect(outcome.finished)
         #expect(outcome.response?.statusCode == 302)
         #expect(outcome.response?.headers.first { $0.key.lowercased() == "location" }?.value == "/echo")
