@@ -194,15 +194,14 @@ let package = Package(
         .target(
             name: "HybridNetwork",
             dependencies: [
-                // HybridOffline for the NetworkFetching seam its HTTPClientNetworkFetcher implements.
-                "HybridCore", "HybridOffline",
+                "HybridCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(
             name: "HybridNetworkTests",
             dependencies: [
-                "HybridNetwork", "HybridCore", "HybridOffline",
+                "HybridNetwork", "HybridCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

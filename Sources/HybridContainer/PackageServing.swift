@@ -1,3 +1,4 @@
+import HybridCore
 import HybridOffline
 import HybridPackages
 

@@ -1,3 +1,4 @@
+import HybridCore
 import Synchronization
 
 /// One response in flight (a file being read, a fetch running), so `stop(_:)` can end it.

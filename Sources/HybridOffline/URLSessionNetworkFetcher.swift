@@ -49,45 +49,8 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
             headers: request.headers.filter { $0.name.caseInsensitiveCompare("Cookie") != .orderedSame },
             body: request.body)
         let chain = FetchChain(first: first, followsRedirects: followRedirects, events: events)
-        guard first.body == nil, let source = request.bodySource else {
-            sinks.start(first, of: chain, in: session)
-            return chain
-        }
-        // URLSession sends a known length only from a whole body (its stream form goes chunked): the body is
-        // awaited in full, then sent as `httpBody`.
-        let (sinks, session) = (sinks, session)
-        chain.waiting = Task {
-            var hop = first
-            do {
-                hop.body = try await Self.collect(source)
-            } catch {
-                return chain.send(.failed("\(request.url.absoluteString): the request body did not arrive: \(error)"))
-            }
-            sinks.start(hop, of: chain, in: session)
-        }
+        sinks.start(first, of: chain, in: session)
         return chain
-    }
-
-    /// Sends ``EngineRequest/bodySource`` once every byte of it arrived.
-    public var readsBodySource: Bool { true }
-
-    static func collect(_ source: any RequestBodySource) async throws -> Data {
-        var data = Data(capacity: source.count)
-        while data.count < source.count {
-            let bytes = try await source.bytes(at: data.count, maxBytes: source.count - data.count)
-            guard !bytes.isEmpty else { throw CollectError.ended(data.count, source.count) }
-            data.append(bytes)
-        }
-        return data
-    }
-
-    private enum CollectError: Error, CustomStringConvertible {
-        case ended(Int, Int)
-        var description: String {
-            switch self {
-            case .ended(let received, let expected): "it ended after \(received) of \(expected) bytes"
-            }
-        }
     }
 }
 
@@ -101,7 +64,6 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
         // URLSessionTask is thread-safe; it is just not annotated Sendable on every platform.
         var task: URLSessionDataTask?
         var cancelled = false
-        var waiting: Task<Void, Never>?
         var events: (@Sendable (NetworkFetchEvent) -> Void)?
     }
 
@@ -127,7 +89,6 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
             case .finished, .failed:
                 state.events = nil
                 state.task = nil
-                state.waiting = nil
             case .response, .data: break
             }
             return events
@@ -176,18 +137,11 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
         }
     }
 
-    /// The wait for a body still arriving, before the first hop starts.
-    var waiting: Task<Void, Never>? {
-        get { state.withLock { $0.waiting } }
-        set { state.withLock { $0.waiting = newValue } }
-    }
-
     func cancel() {
-        let (task, waiting) = state.withLock { state -> (URLSessionDataTask?, Task<Void, Never>?) in
+        let task = state.withLock { state -> URLSessionDataTask? in
             state.cancelled = true
-            return (state.task, state.waiting)
+            return state.task
         }
-        waiting?.cancel()
         task?.cancel()
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import HybridCore
 import HybridNetwork
-import HybridOffline
 import Synchronization
 import Testing
 
@@ -170,24 +169,6 @@ import Testing
         _ = await breaking.result
         #expect(outcome.failure?.contains("did not arrive in full") == true, "\(outcome.events)")
         #expect(outcome.response == nil)
-    }
-
-    /// URLSession cannot stream a body with a known length: it waits for the whole body and sends that.
-    @Test func urlSessionSendsABodyStillArrivingOnceItIsComplete() async throws {
-        let server = try await ProxyTestServer.start()
-        let source = TrickleSource(Self.payload)
-        source.release(upTo: 100_000)
-        let releasing = Task {
-            try await Task.sleep(for: .milliseconds(30))
-            source.release(upTo: Self.payload.count)
-        }
-        let fetcher = URLSessionNetworkFetcher()
-        #expect(fetcher.readsBodySource)
-        let outcome = await Self.run(fetcher, Self.post(server.url("/echo"), source: source))
-        _ = await releasing.result
-        let echo = try #require(outcome.echo, "\(outcome.failure ?? "-")")
-        #expect(echo.bodyData == Self.payload)
-        #expect(echo.values("content-length") == ["\(Self.payload.count)"])
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import HybridCore
 
 /// What a network fetch reports, in order: one `response`, any number of `data`, then `finished`; or `failed`
 /// at any point.
