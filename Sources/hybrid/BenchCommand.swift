@@ -166,7 +166,8 @@ struct BenchCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Option(help: "Timed POSTs per side and size.") var posts = 5
         @Option(parsing: .upToNextOption, help: "Body sizes in MB.") var megabytes = [1, 20]
-        @Flag(help: "Also print each hooked side's upload leg (page → host, first chunk to last).") var legs = false
+        @Flag(help: "Also print each hooked side's upload leg (page → host) and the page's read of the Blob.")
+        var legs = false
         @Option(help: "Hook chunk size in KB (default: the hooks' default).") var chunkKb: Int?
         @Option(help: "Chunk uploads of one body in flight at once (default: the hooks' default).") var inFlight: Int?
 

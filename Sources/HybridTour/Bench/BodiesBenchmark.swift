@@ -65,6 +65,17 @@ public enum BodiesBenchmark {
             let megabytes = Double(size) / 1_048_576
             let plain = try await measure(
                 lab, url: lab.pageURL(.unhooked), size: size, posts: options.posts, base64: false)
+            if options.legs {
+                // The part of the upload leg the page does before any byte leaves it: the hooks read the Blob
+                // back from the network process slice by slice, as many at once as they upload.
+                let read = try await measureSliceReads(
+                    lab, size: size, posts: options.posts, chunkBytes: config.chunkBytes,
+                    inFlight: config.uploadsInFlight)
+                figures.append(
+                    BenchFigure(
+                        scenario: scenario, figure: "page reads the Blob back in chunks (p50)", value: read,
+                        unit: "ms", baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower))
+            }
             var sides: [(String, BodiesLab.Side?)] = [("body by id", .bodyByID)]
             if options.proxy != nil { sides.append(("full proxy (\(options.proxyName))", .fullProxy)) }
             sides.append(("one base64 message (anchors)", nil))
@@ -91,6 +102,41 @@ public enum BodiesBenchmark {
             }
         }
         return figures
+    }
+
+    /// The median time, in the unhooked page, to read a Blob of `size` back into `ArrayBuffer`s in chunks of
+    /// `chunkBytes`, `inFlight` at a time, as the hooks do before each chunk upload (nothing is sent).
+    @GTKActor
+    static func measureSliceReads(
+        _ lab: BodiesLab, size: Int, posts: Int, chunkBytes: Int, inFlight: Int
+    ) async throws -> Double {
+        let text = try await lab.run(
+            """
+            (async () => {
+              const blob = new Blob([new Uint8Array(\(size)).map((_, i) => i * 7)]);
+              const times = [];
+              for (let i = 0; i <= \(posts); i++) {
+                const start = performance.now();
+                let next = 0, read = 0;
+                const worker = async () => {
+                  for (let at = next; at < blob.size; at = next) {
+                    next = at + \(chunkBytes);
+                    const bytes = (await blob.slice(at, next).arrayBuffer()).byteLength;
+                    read += bytes;
+                  }
+                };
+                await Promise.all(Array.from({ length: \(inFlight) }, worker));
+                if (read !== blob.size) throw new Error('read ' + read + ' of ' + blob.size + ' bytes');
+                if (i > 0) times.push(performance.now() - start);
+              }
+              times.sort((a, b) => a - b);
+              return times[Math.floor(times.length / 2)];
+            })()
+            """, timeout: .seconds(600))
+        guard let milliseconds = Double(text) else {
+            throw BenchError.pageFailed("reading a \(size)-byte Blob back in chunks: \(text)")
+        }
+        return milliseconds
     }
 
     @GTKActor
