@@ -88,7 +88,8 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             if request.bodyWithheld { return task.fail(.forbidden(Self.withheldMessage)) }
             guard request.header(ReservedRequest.bodyKeyHeader) != nil else { return inner.start(task) }
             // The key stays here: the inner handler may send the request on to a server.
-            startRewritten(task, request: Self.removingKey(from: request), redirectMode: .follow, reportsRedirection: false)
+            startRewritten(
+                task, request: Self.removingKey(from: request), redirectMode: .follow, reportsRedirection: false)
             return
         }
         guard Self.originHeaderMatches(request, origin) else {

@@ -172,7 +172,9 @@ public enum BodiesBenchmark {
             const length = await webkit.messageHandlers.benchBase64.postMessage(b64);
             """
             : "const length = (await (await fetch('/echo', { method: 'POST', body: blob })).json()).length;"
-        let post = "await (async () => { \(send) if (length !== \(size)) throw new Error('server saw ' + length + ' bytes'); })();"
+        let post = """
+            await (async () => { \(send) if (length !== \(size)) throw new Error('server saw ' + length + ' bytes'); })();
+            """
         // The warm-up runs before the memory window opens: what a process pays once (the first request through
         // the client, a thread's first allocations) is not a POST's cost. It may meet a keep-alive connection the
         // server has closed meanwhile (WebKit then fails a large POST instead of retrying it): it gets a second
