@@ -149,9 +149,8 @@ private struct FetchExchange: Sendable {
         {
             outgoing.headers.add(name: "Cookie", value: header)
         }
-        // In slices from the stored bytes either way: a `ByteBuffer` of the whole body would be a second copy.
-        if let source = streamed ?? hop.body.map(DataBodySource.init) {
-            outgoing.body = .stream(SourceChunks(source: source), length: .known(Int64(source.count)))
+        if let body = streamed.map(ProxyBody.stream) ?? hop.body.map(ProxyBody.data) {
+            outgoing.body = body.clientBody
         }
         do {
             return try await client.execute(outgoing, deadline: .distantFuture)
@@ -226,17 +225,5 @@ private struct FetchExchange: Sendable {
                 if seen > 64 << 10 { break }
             }
         } catch {}
-    }
-}
-
-/// A body in hand as a ``RequestBodySource``, so it goes out in slices like one still arriving.
-private struct DataBodySource: RequestBodySource {
-    let data: Data
-    var count: Int { data.count }
-
-    func bytes(at offset: Int, maxBytes: Int) async throws -> Data {
-        guard offset < data.count, maxBytes > 0 else { return Data() }
-        let start = data.startIndex + offset
-        return data[start..<min(data.endIndex, start + maxBytes)]
     }
 }

@@ -9,11 +9,27 @@ enum ProxyBody: Sendable {
     case data(Data)
     case stream(any RequestBodySource)
 
+    /// In slices with the length known up front, bytes in hand too: a `ByteBuffer` of the whole body would be a
+    /// second copy of it.
     var clientBody: HTTPClientRequest.Body {
-        switch self {
-        case .data(let data): .bytes(ByteBuffer(bytes: data))
-        case .stream(let source): .stream(SourceChunks(source: source), length: .known(Int64(source.count)))
-        }
+        let source: any RequestBodySource =
+            switch self {
+            case .data(let data): DataBodySource(data: data)
+            case .stream(let source): source
+            }
+        return .stream(SourceChunks(source: source), length: .known(Int64(source.count)))
+    }
+}
+
+/// A body in hand as a ``RequestBodySource``, so it goes out in slices like one still arriving.
+struct DataBodySource: RequestBodySource {
+    let data: Data
+    var count: Int { data.count }
+
+    func bytes(at offset: Int, maxBytes: Int) async throws -> Data {
+        guard offset < data.count, maxBytes > 0 else { return Data() }
+        let start = data.startIndex + offset
+        return data[start..<min(data.endIndex, start + maxBytes)]
     }
 }
 
