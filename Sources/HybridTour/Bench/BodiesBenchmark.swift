@@ -105,12 +105,18 @@ public enum BodiesBenchmark {
                     BenchFigure(
                         scenario: scenario, figure: "\(name) host peak memory",
                         value: Double(sample.peakExtraBytes) / 1_048_576,
-                        unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower,
-                        targetRatio: side == nil ? nil : 2.0))
+                        unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower))
                 figures.append(
                     BenchFigure(
                         scenario: scenario, figure: "\(name) host heap peak",
                         value: Double(sample.heapPeakBytes) / 1_048_576,
+                        unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower))
+                // What the strategy itself holds: the host also runs the echo server, whose buffers the unhooked
+                // POST pays as well.
+                figures.append(
+                    BenchFigure(
+                        scenario: scenario, figure: "\(name) host heap above the unhooked POST's",
+                        value: Double(max(0, sample.heapPeakBytes - plain.heapPeakBytes)) / 1_048_576,
                         unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower,
                         targetRatio: side == nil ? nil : 2.0))
                 guard let upload = sample.uploadMilliseconds else { continue }
