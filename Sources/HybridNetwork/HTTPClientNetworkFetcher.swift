@@ -129,7 +129,7 @@ private struct FetchExchange: Sendable {
             } catch {
                 throw FetchFailure(description: error.reason)
             }
-            await Self.discard(response.body)
+            await response.body.drain()
             // The rule turns the request into a GET exactly when it drops the body.
             if next.method == "GET" && hop.method != "GET" { streamed = nil }
             if next.body != nil || streamed != nil { bodyResends += 1 }
@@ -216,14 +216,4 @@ private struct FetchExchange: Sendable {
         return FetchFailure(description: "\(url.absoluteString): \(error)")
     }
 
-    /// Reads a redirect's body away (a little of it: it is never shown), then lets go of the rest.
-    private static func discard(_ body: HTTPClientResponse.Body) async {
-        var seen = 0
-        do {
-            for try await buffer in body {
-                seen += buffer.readableBytes
-                if seen > 64 << 10 { break }
-            }
-        } catch {}
-    }
 }

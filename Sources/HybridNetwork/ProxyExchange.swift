@@ -60,7 +60,7 @@ struct ProxyExchange: Sendable {
                     } catch {
                         throw .redirectRefused(error.reason)
                     }
-                    await Self.discard(response.body)
+                    await response.body.drain()
                     redirects += 1
                     // The rule turns the request into a GET exactly when it drops the body.
                     if next.method == "GET" && hop.method != "GET" { streamed = nil }
@@ -201,17 +201,6 @@ struct ProxyExchange: Sendable {
             }
         }
         return .network("\(host): \(error)")
-    }
-
-    /// Reads a redirect's body away (a little of it: it is never shown), then lets go of the rest.
-    private static func discard(_ body: HTTPClientResponse.Body) async {
-        var seen = 0
-        do {
-            for try await buffer in body {
-                seen += buffer.readableBytes
-                if seen > 64 << 10 { break }
-            }
-        } catch {}
     }
 
     static func nanoseconds(_ duration: Duration) -> Int64 {
