@@ -47,15 +47,18 @@ import Testing
         // 60 s. Left as a known gap in the proxy's notes rather than a flaky check.
     }
 
+    /// The head comes at once and the body would take 30 s: the timeout ends the request with the head already
+    /// delivered. 5 s, not less: with the whole suite starting at once on a busy machine the head once took over
+    /// 1 s, and the check is about the body, not the head.
     @Test func theTimeoutCoversTheWholeBody() async throws {
         let server = try await ProxyTestServer.start()
-        let proxy = NativeProxy(policy: loopbackPolicy(timeout: .seconds(1)))
+        let proxy = NativeProxy(policy: loopbackPolicy(timeout: .seconds(5)))
         let outcome = await proxy.run(ProxiedRequest(url: server.url("/slow")))
         #expect(outcome.head?.statusCode == 200)
         guard case .network(let why) = outcome.error else {
             Issue.record("expected a timeout, got \(outcome.events.last.map { "\($0)" } ?? "nothing")")
             return
         }
-        #expect(why.contains("within 1 s"))
+        #expect(why.contains("within 5 s"))
     }
 }
