@@ -176,12 +176,7 @@ public final class BodyStore: Sendable {
 
     /// Removes and returns a complete body. The id is spent whether or not this succeeds for a complete body.
     public func take(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> Body {
-        let instant = now()
-        let result: Result<Body, BodyStoreError> = state.withLock { state in
-            Self.expire(&state, at: instant)
-            guard let entry = state.entries[id], entry.owner == owner, !entry.claimed else {
-                return .failure(.unknownBody)
-            }
+        try spend(id, owner: owner) { state, entry in
             state.entries[id] = nil
             state.totalBytes -= entry.expected
             guard let data = entry.buffer.completeData else {
@@ -190,14 +185,6 @@ public final class BodyStore: Sendable {
             }
             return .success(Body(data: data, contentType: entry.contentType))
         }
-        do {
-            let body = try result.get()
-            consumed.increment()
-            return body
-        } catch {
-            refused.increment()
-            throw error
-        }
     }
 
     /// Hands a body to a request that streams it as it arrives (the native proxy starts sending while the page is
@@ -205,18 +192,14 @@ public final class BodyStore: Sendable {
     /// once; an incomplete one when its last chunk lands, or fails the stream when it is discarded or expires.
     /// Dropping the returned body before it completed (the request ended) discards the rest of the upload.
     public func claim(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> StoredBody {
-        let instant = now()
-        let result: Result<StoredBody, BodyStoreError> = state.withLock { state in
-            Self.expire(&state, at: instant)
-            guard var entry = state.entries[id], entry.owner == owner, !entry.claimed else {
-                return .failure(.unknownBody)
-            }
+        try spend(id, owner: owner) { state, entry in
             if entry.buffer.isComplete {
                 state.entries[id] = nil
                 state.totalBytes -= entry.expected
             } else {
-                entry.claimed = true
-                state.entries[id] = entry
+                var claimed = entry
+                claimed.claimed = true
+                state.entries[id] = claimed
             }
             let buffer = entry.buffer
             return .success(
@@ -224,10 +207,27 @@ public final class BodyStore: Sendable {
                     self?.abandon(id, ifHolding: buffer)
                 })
         }
+    }
+
+    /// What `take` and `claim` share: under the lock, expired bodies go and the id must name a body of `owner`
+    /// that nobody claimed (any other case is the same `unknownBody`, so ids cannot be probed); `use` spends it.
+    /// Counted as consumed or refused.
+    private func spend<Spent>(
+        _ id: String, owner: BodyOwner,
+        _ use: (inout State, Entry) -> Result<Spent, BodyStoreError>
+    ) throws(BodyStoreError) -> Spent {
+        let instant = now()
+        let result: Result<Spent, BodyStoreError> = state.withLock { state in
+            Self.expire(&state, at: instant)
+            guard let entry = state.entries[id], entry.owner == owner, !entry.claimed else {
+                return .failure(.unknownBody)
+            }
+            return use(&state, entry)
+        }
         do {
-            let body = try result.get()
+            let spent = try result.get()
             consumed.increment()
-            return body
+            return spent
         } catch {
             refused.increment()
             throw error
