@@ -291,15 +291,19 @@
                 reply: Reply(replyHandler))
         }
 
-        /// WebKit names the sending frame itself; its security origin is what the bridge checks.
+        /// WebKit names the sending frame itself; its security origin is what the bridge checks. An opaque
+        /// origin (sandboxed iframe, `data:` frame) has an empty `protocol`: it is reported as `null`, never
+        /// built into a URL (an empty `URLComponents.scheme` traps).
         private static func frame(_ message: WKScriptMessage) -> FrameInfo {
             let origin = message.frameInfo.securityOrigin
-            var components = URLComponents()
-            components.scheme = origin.protocol
-            components.host = origin.host
-            if origin.port != 0 { components.port = origin.port }
+            var serialized = ""
+            if !origin.protocol.isEmpty {
+                serialized = "\(origin.protocol)://\(origin.host)"
+                if origin.port != 0 { serialized += ":\(origin.port)" }
+            }
             return FrameInfo(
-                url: components.url ?? message.frameInfo.request.url, isMainFrame: message.frameInfo.isMainFrame)
+                url: message.frameInfo.request.url, securityOrigin: serialized,
+                isMainFrame: message.frameInfo.isMainFrame)
         }
 
         private static func body(_ body: Any) -> ScriptMessage.Body {

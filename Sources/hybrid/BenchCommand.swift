@@ -8,7 +8,8 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks. Each figure is printed next to a baseline measured in the same run.",
         discussion: "Build with -c release for meaningful numbers: swift run -c release hybrid bench bridge",
         subcommands: [
-            BridgeBench.self, PackagesBench.self, BodiesBench.self, CookiesBench.self, ContainerBench.self,
+            BridgeBench.self, FloodBench.self, PackagesBench.self, BodiesBench.self, CookiesBench.self,
+            ContainerBench.self,
         ])
 
     struct Output: ParsableArguments {
@@ -50,6 +51,33 @@ struct BenchCommand: AsyncParsableCommand {
             options.largeCalls = largeCalls
             options.largeInFlight = largeInFlight
             output.print(try await BridgeBenchmark.run(options))
+        }
+    }
+
+    struct FloodBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "flood",
+            abstract: "What a flood of bridge calls from one view costs the other views sharing GTK's main loop.",
+            discussion: """
+                One view issues --calls calls at once while a second view pings the bridge and a probe ticks at \
+                redraw priority. Prints the longest main-loop stall (target: ≤ 4× the idle loop's longest frame \
+                interval) and the other view's longest wait for an answer, each next to the same reading taken \
+                while nothing floods.
+                """)
+
+        @OptionGroup var output: Output
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Calls the flooding view issues at once.") var calls = 200_000
+
+        func validate() throws {
+            guard calls > 0 else { throw ValidationError("--calls must be positive") }
+        }
+
+        func run() async throws {
+            global.bootstrapLogging()
+            var options = FloodBenchmark.Options()
+            options.calls = calls
+            output.print(try await FloodBenchmark.run(options))
         }
     }
 

@@ -194,11 +194,14 @@ struct Gate: PageContextKey { typealias Value = String }
         let reply = RecordingReply()
         engine.post(
             PageMessage.call("math", "add", id: 2, args: #"{"x":1,"y":1}"#), to: "hybridReply", reply: reply,
-            frame: FrameInfo(url: URL(string: "https://ads.example/frame"), isMainFrame: false))
+            frame: FrameInfo(
+                url: URL(string: "https://ads.example/frame"), securityOrigin: "https://ads.example", isMainFrame: false
+            ))
         // Stamped as the main frame of the right origin.
         engine.post(
             PageMessage.call("math", "gate", id: 3),
-            frame: FrameInfo(url: URL(string: "https://app.example/x"), isMainFrame: true))
+            frame: FrameInfo(
+                url: URL(string: "https://app.example/x"), securityOrigin: "https://app.example", isMainFrame: true))
         #expect(try await waitUntil { try result(id: 3) != nil })
         // Refused before it is even read: the page hears it as an 'error' event, not as an answer to id 1.
         #expect(try result(id: 1) == nil)
@@ -228,18 +231,100 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(try result(id: 1)?["r"] as? String == "open")
     }
 
+    private func jsCalls() -> [[String: Any]] {
+        ((try? engine.deliveredMessages()) ?? []).filter { $0["k"] as? String == "jscall" }
+    }
+
+    private func jsReply(id: Int, token: String = PageMessage.token, frame: String = "main", answer: String)
+        -> ScriptMessage.Body
+    {
+        .string("H1 jsreply \(id) \(token) \(frame) https://app.example - -\n{\"ok\":true,\"r\":\"\(answer)\"}")
+    }
+
     @Test func callsJavaScriptHandlers() async throws {
         let bridge = try makeBridge()
+        engine.post(PageMessage.hello())
         async let answer = bridge.callJavaScript("greet", ["name": "Ada"], as: String.self)
-        #expect(
-            await waitUntil { ((try? engine.deliveredMessages()) ?? []).contains { $0["k"] as? String == "jscall" } })
-        let call = try #require(try engine.deliveredMessages().first { $0["k"] as? String == "jscall" })
+        #expect(await waitUntil { !jsCalls().isEmpty })
+        let call = try #require(jsCalls().first)
         #expect(call["n"] as? String == "greet")
+        #expect(call["p"] as? String == PageMessage.token, "addressed to the main document that said hello")
         let id = try #require(call["id"] as? Int)
-        engine.post(
-            .string(
-                "H1 jsreply \(id) \(PageMessage.token) main https://app.example - -\n{\"ok\":true,\"r\":\"hi Ada\"}"))
+        engine.post(jsReply(id: id, answer: "hi Ada"))
         #expect(try await answer == "hi Ada")
+    }
+
+    @Test func callsIntoThePageWaitForTheMainDocumentsHello() async throws {
+        let bridge = try makeBridge()
+        async let answer = bridge.callJavaScript("greet", "early", as: String.self)
+        await settle()
+        #expect(jsCalls().isEmpty, "no document to address yet")
+        // A subframe's hello does not make it the addressee.
+        let other = "fedcba9876543210"
+        engine.post(PageMessage.hello(frame: "sub", token: other), to: "hybridReply", reply: RecordingReply())
+        await settle()
+        #expect(jsCalls().isEmpty)
+        engine.post(PageMessage.hello())
+        #expect(await waitUntil { !jsCalls().isEmpty })
+        let call = try #require(jsCalls().first)
+        #expect(call["p"] as? String == PageMessage.token)
+        engine.post(jsReply(id: try #require(call["id"] as? Int), answer: "late"))
+        #expect(try await answer == "late")
+    }
+
+    /// A reply counts only from the document called, with the id it was given: ids are random, and a
+    /// subframe (or another document) that has one, or guesses one, is refused.
+    @Test func onlyTheCalledDocumentCanAnswer() async throws {
+        engine.verifiesFrames = true
+        let bridge = try makeBridge()
+        let main = FrameInfo(
+            url: URL(string: "https://app.example/"), securityOrigin: "https://app.example", isMainFrame: true)
+        let sandboxed = FrameInfo(
+            url: URL(string: "https://app.example/frame"), securityOrigin: "", isMainFrame: false)
+        engine.post(PageMessage.hello(), frame: main)
+        async let first = bridge.callJavaScript("greet", "one", as: String.self)
+        async let second = bridge.callJavaScript("greet", "two", as: String.self)
+        #expect(await waitUntil { jsCalls().count == 2 })
+        let ids = jsCalls().compactMap { $0["id"] as? Int }
+        #expect(ids.count == 2 && Set(ids).count == 2)
+        #expect(ids.allSatisfy { $0 > 1 << 20 }, "ids are not a counter: \(ids)")
+        // The right id and token, but from a subframe (on either handler).
+        let subReply = RecordingReply()
+        engine.post(jsReply(id: ids[0], answer: "forged"), to: "hybridReply", reply: subReply, frame: sandboxed)
+        engine.post(jsReply(id: ids[0], frame: "main", answer: "forged"), frame: sandboxed)
+        // The main frame, but another document's token; and a guessed id.
+        engine.post(jsReply(id: ids[0], token: "fedcba9876543210", answer: "forged"), frame: main)
+        engine.post(jsReply(id: 1, answer: "forged"), frame: main)
+        await settle()
+        #expect((try subReply.messages().first?["e"] as? [String: Any])?["code"] as? String == "denied")
+        let refusals = try engine.deliveredMessages().filter { $0["k"] as? String == "err" }
+        #expect(refusals.count == 3)
+        engine.post(jsReply(id: ids[1], answer: "two"), frame: main)
+        engine.post(jsReply(id: ids[0], answer: "one"), frame: main)
+        let answers = try await [first, second]
+        #expect(answers == ["one", "two"])
+    }
+
+    /// Main-frame batches are a string the runtime parses, so a `__proto__` key stays a key there as it does
+    /// in subframes; and only holders of the delivery key (native) can feed the runtime.
+    @Test func batchesReachTheMainFrameAsAuthenticatedJSONText() async throws {
+        let bridge = try makeBridge()
+        try await bridge.emit("data", ["__proto__": ["polluted": true]])
+        #expect(await waitUntil { !engine.evaluations.isEmpty })
+        let script = try #require(engine.evaluations.last)
+        #expect(script.hasPrefix("__hybridReceive(\""))
+        let events = try engine.deliveredMessages().filter { $0["k"] as? String == "ev" }
+        #expect(((events.first?["d"] as? [String: Any])?["__proto__"] as? [String: Bool]) == ["polluted": true])
+        let key = String(script.dropFirst("__hybridReceive(\"".count).prefix(32))
+        #expect(engine.userScripts[0].source.contains(key), "the runtime knows the key")
+    }
+
+    @Test func javaScriptStringsEscapeWhatWouldEndOrChangeTheLiteral() throws {
+        let text = "a\"b\\c\nd\u{0}e\u{2028}f\u{2029}g\u{1F600}h\u{E2}"
+        let literal = OutboundMessage.javaScriptString(text)
+        #expect(literal == #""a\"b\\c\u000ad\u0000e\u2028f\u2029g\#u{1F600}h\#u{E2}""#)
+        let decoded = try JSONSerialization.jsonObject(with: Data("[\(literal)]".utf8)) as? [String]
+        #expect(decoded == [text])
     }
 
     @Test func releasedBridgeIsNotKeptAliveByTheEngine() throws {

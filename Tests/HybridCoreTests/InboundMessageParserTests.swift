@@ -43,6 +43,24 @@ import Testing
         }
     }
 
+    /// WebViewJavascriptBridge handler names are any text: percent-encoded in the head, accepted for the
+    /// compatibility module only, and never with control characters (they reach logs).
+    @Test func readsFreeFormMethodNamesForTheCompatibilityModuleOnly() throws {
+        let parser = InboundMessageParser(limits: BridgeLimits(), freeFormMethodModule: "wvjb")
+        let echo = try parser.parse("H1 call 1 0123456789abcdef main o wvjb ObjC%20Echo\n{}")
+        #expect(echo.method == "ObjC Echo")
+        let dollar = try parser.parse("H1 call 1 0123456789abcdef main o device get%24\n{}")
+        #expect(dollar.method == "get$", "identifiers with $ are encoded too")
+        for refused in [
+            "H1 call 1 0123456789abcdef main o device ObjC%20Echo\n{}",
+            "H1 call 1 0123456789abcdef main o wvjb log%0Aforged\n{}",
+            "H1 call 1 0123456789abcdef main o wvjb %FF\n{}",
+            "H1 call 1 0123456789abcdef main o wvjb \(String(repeating: "x", count: 129))\n{}",
+        ] {
+            #expect(throws: InboundMessageError.self, "\(refused.prefix(60))") { try parser.parse(refused) }
+        }
+    }
+
     @Test func keepsTheIDOfAMessageItCannotRead() {
         do {
             _ = try parser.parse("H1 call 42 0123456789abcdef main o m n\n[[[[[[1]]]]]]")

@@ -31,8 +31,19 @@ public actor BridgeEngine {
     /// A batch larger than this goes out at once rather than growing: one huge evaluation costs more
     /// (script parse, peak memory) than a few medium ones.
     private let maxBatchBytes = 1 << 20
-    private var jsCalls: [Int: CheckedContinuation<String, any Error>] = [:]
-    private var nextJSCallID = 1
+    /// Native → page calls by id. Ids are random (a frame that could guess one could answer in the page's
+    /// place), and an answer counts only from the main-frame document the call was sent to.
+    private var jsCalls: [Int: PendingJSCall] = [:]
+    /// Posts received and not yet handled, oldest first (see ``handleBacklog()``).
+    private var backlog: [PendingPost] = []
+    /// Handling page messages gets this much of each turn of the engine's loop (about a quarter of a frame).
+    static let turnBudget: Duration = .milliseconds(4)
+    /// The token of the main frame's current document, learnt from its hello; nil between a navigation and
+    /// the new document's hello. Native → page calls are addressed to it.
+    private var mainDocumentToken: String?
+    /// Authenticates native's evaluations to the runtime: the page's own scripts can call the receiver
+    /// function too, but cannot read this (it lives in the runtime's closure and in native's scripts only).
+    private let deliveryKey: String
     private var statistics = BridgeStatistics()
     private var metrics = BridgeCallMetrics()
 
@@ -44,6 +55,45 @@ public actor BridgeEngine {
     private struct PendingCall {
         let task: Task<Void, Never>
         let reply: (any ScriptMessageReply)?
+    }
+
+    /// A post being handled: main-frame posts are read a message at a time (see ``handleBacklog(until:)``).
+    private struct PendingPost {
+        private var rest: Substring.UTF8View?
+        private var single: InboundMessage?
+        let frame: FrameInfo?
+        let reply: (any ScriptMessageReply)?
+
+        init(rest: Substring.UTF8View, frame: FrameInfo?) {
+            self.rest = rest
+            self.frame = frame
+            reply = nil
+        }
+
+        init(single: InboundMessage, frame: FrameInfo?, reply: any ScriptMessageReply) {
+            self.single = single
+            self.frame = frame
+            self.reply = reply
+        }
+
+        /// The next message; nil when the post is done.
+        mutating func next(_ parser: InboundMessageParser) -> Result<InboundMessage, InboundMessageError>? {
+            if let message = single {
+                single = nil
+                return .success(message)
+            }
+            guard var bytes = rest, let parsed = parser.parseNext(&bytes) else { return nil }
+            rest = bytes
+            return parsed
+        }
+    }
+
+    private struct PendingJSCall {
+        let continuation: CheckedContinuation<String, any Error>
+        let handler: String
+        let json: String
+        /// The main-frame document the call was sent to; nil while it waits for one to say hello.
+        var token: String?
     }
 
     /// What telemetry needs to know about a call when it is answered.
@@ -64,10 +114,13 @@ public actor BridgeEngine {
         self.page = page
         self.configuration = configuration
         self.executor = engine.executor
-        self.parser = InboundMessageParser(limits: configuration.limits)
+        self.parser = InboundMessageParser(
+            limits: configuration.limits, freeFormMethodModule: configuration.wvjbModuleName)
         self.isReady = configuration.startsReady
+        self.deliveryKey = Self.randomHex(16)
         let script = try BridgeRuntimeScript.make(
-            configuration: configuration, relaySecret: Self.randomHex(16), runtimeID: Self.randomHex(8))
+            configuration: configuration, relaySecret: Self.randomHex(16), deliveryKey: deliveryKey,
+            runtimeID: Self.randomHex(8))
         let receiver = MessageReceiver()
         engine.addUserScript(UserScript(source: script, injectionTime: .documentStart, allFrames: true))
         engine.addScriptMessageHandler(receiver, name: configuration.handlerName, replies: false)
@@ -108,17 +161,51 @@ public actor BridgeEngine {
             refuse(InboundMessageError(error: .denied("message did not come through the bridge runtime")), reply: reply)
             return
         }
+        let bytes: Substring.UTF8View
+        switch parser.checkSize(text) {
+        case .success(let checked): bytes = checked
+        case .failure(let error):
+            refuse(error, reply: reply)
+            return
+        }
         // A reply settles once, so a reply-capable post carries one message; main-frame posts carry a batch.
-        let messages =
-            reply == nil
-            ? parser.parseBatch(text) : [Result { () throws(InboundMessageError) in try parser.parse(text) }]
-        for parsed in messages {
-            switch parsed {
-            case .success(let inbound): handle(inbound, sender: Sender(inbound, frame: message.frame), reply: reply)
+        if let reply {
+            switch Result(catching: { () throws(InboundMessageError) in try parser.parse(text) }) {
+            case .success(let inbound): backlog.append(PendingPost(single: inbound, frame: message.frame, reply: reply))
+            case .failure(let error):
+                refuse(error, reply: reply)
+                return
+            }
+        } else {
+            backlog.append(PendingPost(rest: bytes, frame: message.frame))
+        }
+        // A post waits behind earlier posts, never overtakes them; with none waiting it is handled now.
+        if backlog.count == 1 { handleBacklog(until: .now + Self.turnBudget) }
+    }
+
+    /// Handles waiting posts until `deadline`, then leaves the rest for a later turn of the engine's loop.
+    ///
+    /// That loop is shared by every web view of the app: a page that issues 200,000 calls at once must not
+    /// keep it from painting and answering the others for seconds. While posts wait, new ones queue behind
+    /// them (the engine may hand over many posts in one turn: together they get one budget), and the rest
+    /// is handled in background-priority turns, which the engine's executor runs after painting and input.
+    private func handleBacklog(until deadline: ContinuousClock.Instant) {
+        while !backlog.isEmpty {
+            let (frame, reply) = (backlog[backlog.startIndex].frame, backlog[backlog.startIndex].reply)
+            guard let inbound = backlog[backlog.startIndex].next(parser) else {
+                backlog.removeFirst()
+                continue
+            }
+            switch inbound {
+            case .success(let message): handle(message, sender: Sender(message, frame: frame), reply: reply)
             case .failure(let error): refuse(error, reply: reply)
             }
+            if ContinuousClock.now >= deadline { break }
         }
-        // What this post produced (answers of synchronous methods, events they emitted) leaves now, in one
+        if !backlog.isEmpty {
+            Task(priority: .background) { self.handleBacklog(until: .now + Self.turnBudget) }
+        }
+        // What was handled (answers of synchronous methods, events they emitted) leaves now, in one
         // evaluation: waiting for the end of the loop's turn would add a hop to every sequential call, and
         // the page already sends the calls of one turn together.
         if !outbox.isEmpty { flush() }
@@ -132,7 +219,8 @@ public actor BridgeEngine {
 
         init(_ inbound: InboundMessage, frame: FrameInfo?) {
             if let frame {
-                origin = frame.url.flatMap(BridgeEngine.origin(of:)) ?? "null"
+                // The security origin, not the URL: a sandboxed frame of the app's own URL is `null`.
+                origin = frame.securityOrigin
                 isMainFrame = frame.isMainFrame
                 verified = true
             } else {
@@ -151,9 +239,11 @@ public actor BridgeEngine {
             return
         }
         switch inbound.kind {
-        case .hello: hello(token: inbound.token, reply: reply)
+        case .hello:
+            if sender.isMainFrame, reply == nil { mainDocumentSaidHello(token: inbound.token) }
+            hello(token: inbound.token, reply: reply)
         case .call: call(inbound, sender: sender, reply: reply)
-        case .jsReply: jsReply(inbound)
+        case .jsReply: jsReply(inbound, sender: sender, reply: reply)
         }
     }
 
@@ -176,6 +266,15 @@ public actor BridgeEngine {
                 OutboundMessage.unattributed(failure.error)
             }
         deliver(message, reply: reply, frame: failure.frame ?? .main)
+    }
+
+    /// Native → page calls made while no main-frame document was listening go to this one.
+    private func mainDocumentSaidHello(token: String) {
+        mainDocumentToken = token
+        for (id, call) in jsCalls where call.token == nil {
+            jsCalls[id]?.token = token
+            enqueue(OutboundMessage.jsCall(token: token, id: id, handler: call.handler, json: call.json))
+        }
     }
 
     private func hello(token: String, reply: (any ScriptMessageReply)?) {
@@ -229,7 +328,8 @@ public actor BridgeEngine {
                 key, frame: inbound.frame, reply: reply, outcome: Result { try body(payload, context) },
                 origin: origin)
         case (.sync(let body), .background):
-            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) { @concurrent in
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) {
+                @concurrent in
                 try body(payload, context)
             }
         case (.async(let body), .engineThread):
@@ -237,7 +337,8 @@ public actor BridgeEngine {
                 try await self.runHere(body, payload, context)
             }
         case (.async(let body), .background):
-            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) { @concurrent in
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) {
+                @concurrent in
                 try await body(payload, context)
             }
         case (.forward, _):
@@ -357,7 +458,11 @@ public actor BridgeEngine {
             outboxBytes = 0
         }
         guard !outbox.isEmpty, let engine else { return }
-        let script = "\(configuration.receiverName)(\(OutboundMessage.batch(outbox)))"
+        // The batch travels as a string the runtime parses with JSON.parse, never as JavaScript source: an
+        // object literal would turn a "__proto__" key into a prototype, where every other frame (which
+        // parses its replies) keeps it as a key.
+        let batch = OutboundMessage.javaScriptString(OutboundMessage.batch(outbox))
+        let script = "\(configuration.receiverName)(\(OutboundMessage.quote(deliveryKey)),\(batch))"
         statistics.evaluations += 1
         engine.evaluateJavaScriptIgnoringResult(script)
     }
@@ -378,8 +483,7 @@ public actor BridgeEngine {
         timeout: Duration = .seconds(30)
     ) async throws -> Answer {
         guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
-        let id = nextJSCallID
-        nextJSCallID += 1
+        let id = freshJSCallID()
         let json = try BridgeMethod.encode(argument)
         let timer = Task { [weak self] in
             try await Task.sleep(for: timeout)
@@ -388,13 +492,22 @@ public actor BridgeEngine {
         }
         defer { timer.cancel() }
         let text: String = try await withCheckedThrowingContinuation { continuation in
-            jsCalls[id] = continuation
-            enqueue(OutboundMessage.jsCall(id: id, handler: name, json: json))
+            jsCalls[id] = PendingJSCall(continuation: continuation, handler: name, json: json, token: mainDocumentToken)
+            if let token = mainDocumentToken {
+                enqueue(OutboundMessage.jsCall(token: token, id: id, handler: name, json: json))
+            }
         }
         return try BridgeMethod.decode(Answer.self, from: Substring(text).utf8)
     }
 
-    private func jsReply(_ inbound: InboundMessage) {
+    private func jsReply(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
+        // Only the document that was called may answer: same id, same document token, the main frame.
+        guard sender.isMainFrame, let call = jsCalls[inbound.id], call.token == inbound.token else {
+            refuse(
+                InboundMessageError(error: .denied("this frame has no call of native to answer with that id")),
+                reply: reply)
+            return
+        }
         struct Reply: Decodable {
             let ok: Bool
             let r: JSONValue?
@@ -420,7 +533,7 @@ public actor BridgeEngine {
     }
 
     private func resumeJSCall(_ id: Int, with outcome: Result<String, any Error>) {
-        jsCalls.removeValue(forKey: id)?.resume(with: outcome)
+        jsCalls.removeValue(forKey: id)?.continuation.resume(with: outcome)
     }
 
     // MARK: Lifecycle
@@ -428,6 +541,7 @@ public actor BridgeEngine {
     /// The main frame committed a new document: every call of the old one fails with `navigated`
     /// (its handler is cancelled and its result, if any, is dropped), exactly once.
     public func pageDidNavigate() {
+        mainDocumentToken = nil
         failEverything(BridgeError(.navigated, "the page navigated away before the call finished"))
     }
 
@@ -456,10 +570,14 @@ public actor BridgeEngine {
         }
         let jsPending = jsCalls
         jsCalls.removeAll()
-        for (_, continuation) in jsPending { continuation.resume(throwing: error) }
+        for (_, call) in jsPending { call.continuation.resume(throwing: error) }
         outbox.removeAll()
         outboxBytes = 0
         waitingHellos.removeAll()
+        // Posts of the document that went away: its frames' replies are told, nothing else is run.
+        let posts = backlog
+        backlog.removeAll()
+        for post in posts { post.reply?.reject(message: error.message) }
     }
 
     /// Counters for tests, benchmarks and telemetry.
@@ -476,6 +594,14 @@ public actor BridgeEngine {
         let defaultPort = ["http": 80, "https": 443][scheme]
         if let port = url.port, port != defaultPort { return "\(scheme)://\(host):\(port)" }
         return "\(scheme)://\(host)"
+    }
+
+    /// A call id no frame can guess, exact in a JavaScript number (below 2^53), and not in use.
+    private func freshJSCallID() -> Int {
+        while true {
+            let id = Int.random(in: 1..<(1 << 53))
+            if jsCalls[id] == nil { return id }
+        }
     }
 
     private static func randomHex(_ bytes: Int) -> String {

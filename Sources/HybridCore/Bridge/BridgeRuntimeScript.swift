@@ -32,10 +32,13 @@ public enum BridgeRuntimeScript {
         Bundle.module.url(forResource: "hybrid", withExtension: "d.ts", subdirectory: "types")
     }
 
-    /// The complete script for one bridge. `relaySecret` authenticates events relayed to subframes.
-    static func make(configuration: BridgeConfiguration, relaySecret: String, runtimeID: String) throws -> String {
+    /// The complete script for one bridge. `relaySecret` authenticates events relayed to subframes;
+    /// `deliveryKey` authenticates native's evaluations of the receiver function.
+    static func make(
+        configuration: BridgeConfiguration, relaySecret: String, deliveryKey: String, runtimeID: String
+    ) throws -> String {
         struct Config: Encodable {
-            let handler, replyHandler, receiver, wvjbModule, relaySecret, runtimeId, version: String
+            let handler, replyHandler, receiver, wvjbModule, relaySecret, deliveryKey, runtimeId, version: String
             let maxMessageLength: Int
             let callTimeoutMs: Int
         }
@@ -44,7 +47,7 @@ public enum BridgeRuntimeScript {
         let config = Config(
             handler: configuration.handlerName, replyHandler: configuration.replyHandlerName,
             receiver: configuration.receiverName, wvjbModule: configuration.wvjbModuleName,
-            relaySecret: relaySecret, runtimeId: runtimeID, version: HybridCoreVersion.string,
+            relaySecret: relaySecret, deliveryKey: deliveryKey, runtimeId: runtimeID, version: HybridCoreVersion.string,
             maxMessageLength: limits.maxMessageBytes,
             callTimeoutMs: Int(timeout.seconds) * 1000 + Int(timeout.attoseconds / 1_000_000_000_000_000))
         let configJSON = String(decoding: try JSONEncoder().encode(config), as: UTF8.self)

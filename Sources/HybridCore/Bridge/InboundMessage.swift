@@ -1,5 +1,6 @@
 /// A message from a page, as the runtime writes it:
-/// `H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>`.
+/// `H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>`, the method percent-encoded
+/// (`encodeURIComponent`), since WebViewJavascriptBridge handler names may hold spaces.
 public struct InboundMessage: Sendable, Equatable {
     public enum Kind: String, Sendable { case hello, call, jsReply = "jsreply" }
     public enum Frame: String, Sendable { case main, sub }
@@ -34,8 +35,14 @@ public struct InboundMessageError: Error, Sendable, Equatable {
 /// Reads page messages without trusting them: every field is checked, every failure is a `bad_message`.
 public struct InboundMessageParser: Sendable {
     public var limits: BridgeLimits
+    /// A module whose method names may be any text (WebViewJavascriptBridge handler names such as
+    /// `'ObjC Echo'`), up to 128 bytes without control characters; every other module's are identifiers.
+    public var freeFormMethodModule: String?
 
-    public init(limits: BridgeLimits) { self.limits = limits }
+    public init(limits: BridgeLimits, freeFormMethodModule: String? = nil) {
+        self.limits = limits
+        self.freeFormMethodModule = freeFormMethodModule
+    }
 
     /// Reads a post holding one message.
     public func parse(_ text: String) throws(InboundMessageError) -> InboundMessage {
@@ -49,32 +56,45 @@ public struct InboundMessageParser: Sendable {
     /// Reads a post holding any number of messages: head and payload lines, alternating. Each message
     /// stands or falls alone; a post over the size limit falls whole.
     public func parseBatch(_ text: String) -> [Result<InboundMessage, InboundMessageError>] {
-        let bytes = Substring(text).utf8
-        guard bytes.count <= limits.maxMessageBytes else {
-            return [
-                .failure(
-                    InboundMessageError(
-                        error: .badMessage(
-                            "message of \(bytes.count) bytes exceeds the limit of \(limits.maxMessageBytes)")))
-            ]
+        var rest: Substring.UTF8View
+        switch checkSize(text) {
+        case .success(let bytes): rest = bytes
+        case .failure(let error): return [.failure(error)]
         }
         var results: [Result<InboundMessage, InboundMessageError>] = []
-        var rest = bytes[...]
-        repeat {
-            guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
-                results.append(.failure(InboundMessageError(error: .badMessage("message has no head line"))))
-                break
-            }
-            let head = rest[..<newline]
-            let payloadStart = rest.index(after: newline)
-            let payloadEnd = rest[payloadStart...].firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
-            results.append(
-                Result { () throws(InboundMessageError) in
-                    try parseOne(head: head, payload: rest[payloadStart..<payloadEnd])
-                })
-            rest = payloadEnd == rest.endIndex ? rest[payloadEnd...] : rest[rest.index(after: payloadEnd)...]
-        } while !rest.isEmpty
+        while let next = parseNext(&rest) { results.append(next) }
         return results
+    }
+
+    /// The post's bytes, or the error for a post over the size limit (which falls whole, unread).
+    public func checkSize(_ text: String) -> Result<Substring.UTF8View, InboundMessageError> {
+        let bytes = Substring(text).utf8
+        guard bytes.count <= limits.maxMessageBytes else {
+            return .failure(
+                InboundMessageError(
+                    error: .badMessage("message of \(bytes.count) bytes exceeds the limit of \(limits.maxMessageBytes)")
+                ))
+        }
+        guard !bytes.isEmpty else {
+            return .failure(InboundMessageError(error: .badMessage("message has no head line")))
+        }
+        return .success(bytes)
+    }
+
+    /// Reads the next message of a post and moves `rest` past it; nil when nothing is left. Reading one
+    /// message at a time lets a huge post be handled over several turns without being read all at once.
+    public func parseNext(_ rest: inout Substring.UTF8View) -> Result<InboundMessage, InboundMessageError>? {
+        guard !rest.isEmpty else { return nil }
+        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+            rest = rest[rest.endIndex...]
+            return .failure(InboundMessageError(error: .badMessage("message has no head line")))
+        }
+        let head = rest[..<newline]
+        let payloadStart = rest.index(after: newline)
+        let payloadEnd = rest[payloadStart...].firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+        let payload = rest[payloadStart..<payloadEnd]
+        rest = payloadEnd == rest.endIndex ? rest[payloadEnd...] : rest[rest.index(after: payloadEnd)...]
+        return Result { () throws(InboundMessageError) in try parseOne(head: head, payload: payload) }
     }
 
     private func parseOne(head: Substring.UTF8View, payload: Substring.UTF8View) throws(InboundMessageError)
@@ -100,8 +120,10 @@ public struct InboundMessageParser: Sendable {
         guard let origin = Self.string(fields[5]), !origin.isEmpty, origin.count <= 2048 else {
             throw fail("origin is malformed")
         }
-        guard let module = Self.string(fields[6]), let method = Self.string(fields[7]),
-            kind != .call || (Self.isName(module) && Self.isName(method))
+        guard let module = Self.string(fields[6]), let method = Self.string(fields[7]).flatMap(Self.percentDecoded),
+            kind != .call
+                || (Self.isName(module)
+                    && (Self.isName(method) || (module == freeFormMethodModule && Self.isFreeFormName(method))))
         else { throw fail("module or method name is malformed") }
         if let problem = JSONShape.check(payload, maxDepth: limits.maxNestingDepth) { throw fail(problem) }
         return InboundMessage(
@@ -127,6 +149,17 @@ public struct InboundMessageParser: Sendable {
             default: false
             }
         }
+    }
+
+    /// The method field as the runtime wrote it, percent-decoded; nil when the escapes are not UTF-8.
+    private static func percentDecoded(_ field: String) -> String? {
+        field.utf8.contains(UInt8(ascii: "%")) ? field.removingPercentEncoding : field
+    }
+
+    /// Any text a log line can show as it is: 1 to 128 bytes, no control characters.
+    static func isFreeFormName(_ name: String) -> Bool {
+        (1...128).contains(name.utf8.count)
+            && name.unicodeScalars.allSatisfy { !($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) }
     }
 
     private static func isToken(_ token: String) -> Bool {

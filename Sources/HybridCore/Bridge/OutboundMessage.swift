@@ -24,8 +24,8 @@ enum OutboundMessage {
         #"{"k":"ev","e":\#(quote(name)),"d":\#(json)}"#
     }
 
-    static func jsCall(id: Int, handler: String, json: String) -> String {
-        #"{"k":"jscall","id":\#(id),"n":\#(quote(handler)),"d":\#(json)}"#
+    static func jsCall(token: String, id: Int, handler: String, json: String) -> String {
+        #"{"k":"jscall","p":\#(quote(token)),"id":\#(id),"n":\#(quote(handler)),"d":\#(json)}"#
     }
 
     static func batch(_ messages: [String]) -> String { "[" + messages.joined(separator: ",") + "]" }
@@ -42,6 +42,45 @@ enum OutboundMessage {
             byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
         }
         return plain ? "\"\(string)\"" : json(string)
+    }
+
+    /// `text` as a JavaScript string literal (double-quoted). A byte-level pass: batches are large and
+    /// mostly ASCII, and JSONEncoder would copy them through Foundation's string bridging.
+    static func javaScriptString(_ text: String) -> String {
+        var text = text
+        return text.withUTF8 { bytes in
+            let hex = Array("0123456789abcdef".utf8)
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count + bytes.count / 8 + 2)
+            out.append(UInt8(ascii: "\""))
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                index += 1
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(byte)
+                case ..<0x20:
+                    out.append(contentsOf: [
+                        UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    ])
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 0x0F)])
+                case 0xE2
+                where index + 1 < bytes.count && bytes[index] == 0x80
+                    && (bytes[index + 1] == 0xA8 || bytes[index + 1] == 0xA9):
+                    // U+2028 and U+2029 end a line inside string literals of engines older than ES2019.
+                    out.append(contentsOf: Array("\\u202".utf8))
+                    out.append(bytes[index + 1] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
+                    index += 2
+                default:
+                    out.append(byte)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+            return String(decoding: out, as: UTF8.self)
+        }
     }
 
     private static let encoder: JSONEncoder = {

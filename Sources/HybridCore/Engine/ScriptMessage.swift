@@ -27,10 +27,18 @@ public struct ScriptMessage: Sendable {
 public struct FrameInfo: Sendable, Equatable {
     /// The frame's document URL (`about:blank` for script-made frames).
     public var url: URL?
+    /// The security origin the engine applies to the frame's document, serialized as `self.origin` spells
+    /// it: `null` when it is opaque (a sandboxed iframe, a `data:` frame, a CSP sandbox), the creator's origin
+    /// for `about:blank` and `srcdoc` frames. This, not ``url``, is the frame's identity: a URL says where a
+    /// document came from, not what it may do.
+    public var securityOrigin: String
     public var isMainFrame: Bool
 
-    public init(url: URL?, isMainFrame: Bool) {
+    /// - Parameter securityOrigin: as the engine enforces it; empty stands for an opaque origin (WebKit's
+    ///   `WKSecurityOrigin` has an empty `protocol` then) and is stored as `null`.
+    public init(url: URL?, securityOrigin: String, isMainFrame: Bool) {
         self.url = url
+        self.securityOrigin = securityOrigin.isEmpty ? "null" : securityOrigin.lowercased()
         self.isMainFrame = isMainFrame
     }
 }

@@ -4,13 +4,34 @@ import Synchronization
 /// A serial executor that runs jobs on the thread iterating a GLib main context — GTK's thread.
 ///
 /// GTK owns that thread, so neither `DispatchQueue.main` nor a polling loop is a good fit: jobs are queued
-/// here and one GLib source drains them, woken only when the queue goes from empty to non-empty. Async code
+/// here and a GLib source drains them, woken only when its queue goes from empty to non-empty. Async code
 /// hops onto the GTK thread in microseconds, with no timer and no latency floor.
+///
+/// Every web view of the process shares that thread, so a long queue must not hold it: jobs run at
+/// `G_PRIORITY_DEFAULT` (ahead of WebKit's own dispatch and of redraws) only while they keep within a budget
+/// per turn. A queue that outlasts its budget goes on below redraw priority, and jobs of tasks with
+/// background or utility priority always run there: GTK paints, takes input and hands WebKit its messages
+/// between them.
 public final class GLibMainContextExecutor: SerialExecutor, Sendable {
-    private struct State: ~Copyable {
+    /// One queue and the GLib source that drains it.
+    private struct Lane: ~Copyable {
         var jobs: [UnownedJob] = []
         var drainScheduled = false
+        /// The queue outlasted its budget: its next drain waits for painting and input.
+        var yielding = false
     }
+
+    private struct State: ~Copyable {
+        var interactive = Lane()
+        var background = Lane()
+    }
+
+    private enum LaneID { case interactive, background }
+
+    /// Redraws (GDK_PRIORITY_REDRAW) run at 120 and WebKit dispatches its IPC at 100: a source below both.
+    private static let yieldingPriority: Int32 = 121
+    /// Jobs a drain may run back to back before it lets the loop turn.
+    private static let budget: Duration = .milliseconds(8)
 
     // GMainContext's attach/wakeup/is_owner functions are documented thread-safe.
     nonisolated(unsafe) private let context: OpaquePointer
@@ -22,13 +43,25 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
+        // 0 is "unspecified" (jobs that never had a priority): those are interactive.
+        let priority = job.priority.rawValue
+        let lane: LaneID = priority != 0 && priority < TaskPriority.medium.rawValue ? .background : .interactive
         let job = UnownedJob(job)
-        let mustSchedule = state.withLock { state in
-            state.jobs.append(job)
-            defer { state.drainScheduled = true }
-            return !state.drainScheduled
+        let schedule: Int32? = state.withLock { state in
+            switch lane {
+            case .interactive: Self.add(job, to: &state.interactive, priority: G_PRIORITY_DEFAULT)
+            case .background: Self.add(job, to: &state.background, priority: Self.yieldingPriority)
+            }
         }
-        if mustSchedule { scheduleDrain() }
+        if let schedule { scheduleDrain(lane, priority: schedule) }
+    }
+
+    /// Queues `job`; returns the priority of the drain to schedule, or nil when one is already scheduled.
+    private static func add(_ job: UnownedJob, to lane: inout Lane, priority: Int32) -> Int32? {
+        lane.jobs.append(job)
+        guard !lane.drainScheduled else { return nil }
+        lane.drainScheduled = true
+        return lane.yielding ? yieldingPriority : priority
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -43,38 +76,81 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
     /// True on the thread that currently owns the main context.
     public var isOnExecutorThread: Bool { g_main_context_is_owner(context) != 0 }
 
-    private func scheduleDrain() {
+    private final class DrainRequest {
+        let executor: GLibMainContextExecutor
+        let lane: LaneID
+        init(_ executor: GLibMainContextExecutor, _ lane: LaneID) {
+            self.executor = executor
+            self.lane = lane
+        }
+    }
+
+    private func scheduleDrain(_ lane: LaneID, priority: Int32) {
         let source = g_idle_source_new()
-        g_source_set_priority(source, G_PRIORITY_DEFAULT)
+        g_source_set_priority(source, priority)
         g_source_set_callback(
             source,
             { data in
-                // G_SOURCE_CONTINUE is defined as TRUE, i.e. (!FALSE), which Swift cannot import in every
-                // build configuration: spell the two values out.
                 guard let data else { return 0 }
-                let executor = Unmanaged<GLibMainContextExecutor>.fromOpaque(data).takeUnretainedValue()
-                return executor.drain() ? 1 : 0
-            }, Unmanaged.passRetained(self).toOpaque(),
+                let request = Unmanaged<DrainRequest>.fromOpaque(data).takeUnretainedValue()
+                request.executor.drain(request.lane)
+                // Each drain schedules the next one itself, at the priority it calls for: this source is done.
+                return 0
+            }, Unmanaged.passRetained(DrainRequest(self, lane)).toOpaque(),
             { data in
                 guard let data else { return }
-                Unmanaged<GLibMainContextExecutor>.fromOpaque(data).release()
+                Unmanaged<DrainRequest>.fromOpaque(data).release()
             })
         g_source_attach(source, context)
         g_source_unref(source)
     }
 
-    /// Runs the jobs queued so far; jobs they enqueue wait for the next turn so GLib events are not starved.
-    /// Returns whether more jobs are waiting (the source then stays attached).
-    private func drain() -> Bool {
-        let batch = state.withLock { state in
-            defer { state.jobs.removeAll(keepingCapacity: true) }
-            return state.jobs
+    /// Runs the jobs queued so far, until the budget is spent; jobs they enqueue wait for the next turn so
+    /// GLib events are not starved. Schedules the next drain when jobs are left.
+    private func drain(_ lane: LaneID) {
+        var batch = state.withLock { state in
+            switch lane {
+            case .interactive: Self.take(&state.interactive)
+            case .background: Self.take(&state.background)
+            }
         }
         let me = asUnownedSerialExecutor()
-        for job in batch { job.runSynchronously(on: me) }
-        return state.withLock { state in
-            state.drainScheduled = !state.jobs.isEmpty
-            return state.drainScheduled
+        let deadline = ContinuousClock.now + Self.budget
+        var ran = 0
+        while ran < batch.count {
+            batch[ran].runSynchronously(on: me)
+            ran += 1
+            if ContinuousClock.now >= deadline { break }
         }
+        let leftover = batch[ran...]
+        let outOfBudget = !leftover.isEmpty
+        let schedule: Int32? = state.withLock { state in
+            switch lane {
+            case .interactive:
+                Self.settle(
+                    &state.interactive, leftover: leftover, outOfBudget: outOfBudget, normal: G_PRIORITY_DEFAULT)
+            case .background:
+                Self.settle(
+                    &state.background, leftover: leftover, outOfBudget: outOfBudget, normal: Self.yieldingPriority)
+            }
+        }
+        if let schedule { scheduleDrain(lane, priority: schedule) }
+    }
+
+    private static func take(_ lane: inout Lane) -> [UnownedJob] {
+        defer { lane.jobs.removeAll(keepingCapacity: true) }
+        return lane.jobs
+    }
+
+    /// Puts back the jobs a drain did not reach, ahead of those queued meanwhile; returns the priority of
+    /// the next drain, or nil when the lane is empty.
+    private static func settle(
+        _ lane: inout Lane, leftover: ArraySlice<UnownedJob>, outOfBudget: Bool, normal: Int32
+    ) -> Int32? {
+        if !leftover.isEmpty { lane.jobs.insert(contentsOf: leftover, at: 0) }
+        lane.yielding = outOfBudget
+        lane.drainScheduled = !lane.jobs.isEmpty
+        guard lane.drainScheduled else { return nil }
+        return outOfBudget ? yieldingPriority : normal
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import HybridCore
 
 /// Messages from the frame-stamping web-process extension (Sources/HybridWebExtension): a post from the
-/// bridge runtime, with the URI and main-frame flag of the frame that made it, as the web process knows them.
+/// bridge runtime, with the URI, security origin and main-frame flag of the document that made it, as the web
+/// process knows them.
 enum GTKFrameMessage {
     /// Must match HYBRID_FRAME_POST_MESSAGE in the extension.
     static let postName = "hybrid.frame-post"
@@ -14,11 +15,11 @@ enum GTKFrameMessage {
         let frame: FrameInfo
     }
 
-    /// Reads a `(sssb)` post; nil for any other message or shape.
+    /// Reads a `(ssssb)` post (name, text, URI, origin, is main frame); nil for any other message or shape.
     static func post(from message: UnsafeMutablePointer<WebKitUserMessage>) -> Post? {
         guard borrowGString(webkit_user_message_get_name(message)) == postName,
             let parameters = webkit_user_message_get_parameters(message),
-            borrowGString(g_variant_get_type_string(parameters)) == "(sssb)"
+            borrowGString(g_variant_get_type_string(parameters)) == "(ssssb)"
         else { return nil }
         func string(_ index: Int) -> String {
             guard let child = g_variant_get_child_value(parameters, gsize(index)) else { return "" }
@@ -26,12 +27,13 @@ enum GTKFrameMessage {
             return borrowGString(g_variant_get_string(child, nil)) ?? ""
         }
         let isMain: Bool = {
-            guard let child = g_variant_get_child_value(parameters, 3) else { return false }
+            guard let child = g_variant_get_child_value(parameters, 4) else { return false }
             defer { g_variant_unref(child) }
             return g_variant_get_boolean(child) != 0
         }()
         return Post(
-            handlerName: string(0), text: string(1), frame: FrameInfo(url: URL(string: string(2)), isMainFrame: isMain))
+            handlerName: string(0), text: string(1),
+            frame: FrameInfo(url: URL(string: string(2)), securityOrigin: string(3), isMainFrame: isMain))
     }
 }
 

@@ -7,15 +7,23 @@
 // A space-separated head that is cheap to parse natively, then the payload bytes that native decodes
 // straight into the method's argument type. The main frame sends the messages of one turn in one post,
 // separated by newlines; subframes send one message per post (each post has its own reply).
-// Native → page: `receive([...messages])`, one evaluation per batch in the main frame, or the reply of a
-// reply-capable handler in subframes.
+// Native → page: `receiver(deliveryKey, "<JSON array of messages>")`, one evaluation per batch in the main
+// frame, or the reply of a reply-capable handler in subframes. The batch is JSON text parsed here (never
+// JavaScript source, where a "__proto__" key would set a prototype), so every frame reads the same data the
+// same way; the key proves the evaluation came from native, since the page can call the receiver too.
 'use strict';
 
 if (window.hybrid && window.hybrid.__runtime === config.runtimeId) return;
 
+// Taken before any page script runs: a page that replaces JSON.parse or a handler's postMessage later must
+// not see or forge what passes between this runtime and native.
+const parseJSON = JSON.parse;
+const applyFunction = Reflect.apply;
 const handlers = window.webkit && window.webkit.messageHandlers;
 const mainHandler = handlers && handlers[config.handler];
 const replyHandler = handlers && handlers[config.replyHandler];
+const mainPost = mainHandler && mainHandler.postMessage;
+const replyPost = replyHandler && replyHandler.postMessage;
 // On WebKitGTK, HybridKit's web-process extension defines __hybridFramePost in every frame: it posts like the
 // handlers above, but stamped with the frame's real URI, so a frame cannot pose as another. Taken here,
 // before any page script runs, and removed from the page's reach.
@@ -26,15 +34,15 @@ const canPostWithReply = Boolean(framePost || replyHandler);
 
 function postMain(text) {
   if (framePost) framePost(config.handler, text);
-  else mainHandler.postMessage(text);
+  else applyFunction(mainPost, mainHandler, [text]);
 }
 
 function postWithReply(text) {
-  if (!framePost) return replyHandler.postMessage(text);
+  if (!framePost) return applyFunction(replyPost, replyHandler, [text]);
   return new Promise((resolve, reject) => {
     framePost(config.replyHandler, text, (reply) => {
       try {
-        resolve(JSON.parse(reply));
+        resolve(parseJSON(reply));
       } catch (e) {
         reject(e);
       }
@@ -45,6 +53,8 @@ const isMainFrame = window === window.top;
 const origin = String(location.origin);
 const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
 const NAME = /^[A-Za-z_$][\w$.-]{0,63}$/;
+// WebViewJavascriptBridge handler names are any text ('ObjC Echo'); native takes up to 128 bytes, no controls.
+const FREE_FORM_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,128}$/;
 
 /** An error from the bridge. `code` says which kind: see hybrid.d.ts. */
 class HybridError extends Error {
@@ -65,7 +75,7 @@ const listeners = new Map(); // event name → Set of functions
 const jsHandlers = new Map(); // name → function(data) → value | Promise
 
 function head(kind, id, module, method) {
-  return `H1 ${kind} ${id} ${token} ${isMainFrame ? 'main' : 'sub'} ${origin} ${module} ${method}\n`;
+  return `H1 ${kind} ${id} ${token} ${isMainFrame ? 'main' : 'sub'} ${origin} ${module} ${encodeURIComponent(method)}\n`;
 }
 
 // Main-frame messages written in the same turn leave together. The first message of a turn goes at once
@@ -100,7 +110,7 @@ function transmit(text) {
     outgoing.push(text);
     outgoingLength += text.length + 1;
   } else if (canPostWithReply) {
-    postWithReply(text).then(receive, (error) => failAll('internal', `bridge transport failed: ${error && error.message}`));
+    postWithReply(text).then(dispatch, (error) => failAll('internal', `bridge transport failed: ${error && error.message}`));
   } else {
     throw new HybridError('internal', 'the native bridge is not available in this frame');
   }
@@ -155,7 +165,8 @@ function call(module, method, args, optionsOrCallback, maybeCallback) {
   const options = typeof optionsOrCallback === 'object' && optionsOrCallback !== null ? optionsOrCallback : {};
   const promise = new Promise((resolve, reject) => {
     if (state === 'closed') return reject(new HybridError('navigated', 'the page is going away'));
-    if (!NAME.test(String(module)) || !NAME.test(String(method))) {
+    const methodPattern = module === config.wvjbModule ? FREE_FORM_NAME : NAME;
+    if (!NAME.test(String(module)) || !methodPattern.test(String(method))) {
       return reject(new HybridError('bad_message', `invalid module or method name: ${String(module)}.${String(method)}`));
     }
     let payload;
@@ -165,7 +176,13 @@ function call(module, method, args, optionsOrCallback, maybeCallback) {
       return reject(new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`));
     }
     const id = nextId++;
-    const text = head('call', id, module, method) + payload;
+    let text;
+    try {
+      text = head('call', id, module, method) + payload;
+    } catch (_) {
+      // encodeURIComponent refuses lone surrogates
+      return reject(new HybridError('bad_message', `invalid method name: ${String(method)}`));
+    }
     if (text.length > config.maxMessageLength) {
       return reject(new HybridError('bad_message', `message of ${text.length} characters exceeds the limit of ${config.maxMessageLength}`));
     }
@@ -226,12 +243,27 @@ async function runJSHandler(message) {
   }
 }
 
-/** Entry point for native → page messages: one message or an array of them. */
-function receive(batch) {
+/** Entry point for native's evaluations in this frame: anything without the delivery key is ignored. */
+function receive(key, text) {
+  if (key !== config.deliveryKey || typeof text !== 'string') return;
+  let batch;
+  try {
+    batch = parseJSON(text);
+  } catch (_) {
+    return;
+  }
+  dispatch(batch);
+}
+
+/** Handles native → page messages: one message or an array of them, from native only. */
+function dispatch(batch) {
   const messages = Array.isArray(batch) ? batch : batch ? [batch] : [];
   for (const m of messages) {
     if (!m || typeof m !== 'object') continue;
-    if (m.p !== undefined && m.p !== token) continue; // for an earlier document of this frame, or another frame
+    // Messages that answer or address one document carry its token: skip those for an earlier document of
+    // this frame, or for another frame.
+    const addressed = m.k === 'ready' || m.k === 'r' || m.k === 'jscall';
+    if (addressed ? m.p !== token : m.p !== undefined && m.p !== token) continue;
     switch (m.k) {
       case 'ready': {
         if (state !== 'connecting') break;
@@ -330,6 +362,6 @@ Object.defineProperty(window, config.receiver, { value: receive, writable: false
 function sayHello() {
   const hello = head('hello', 0, '-', '-') + '{}';
   if (isMainFrame && canPostMain) postMain(hello);
-  else if (canPostWithReply) postWithReply(hello).then(receive, () => {});
+  else if (canPostWithReply) postWithReply(hello).then(dispatch, () => {});
 }
 sayHello();

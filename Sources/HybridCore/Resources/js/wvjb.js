@@ -1,9 +1,16 @@
 // WebViewJavascriptBridge compatibility, on the same transport as window.hybrid.
-// Existing H5 code that uses `setupWebViewJavascriptBridge(cb)`, `bridge.callHandler(name, data, cb)` and
-// `bridge.registerHandler(name, fn)` runs unchanged. Native handlers live in the module named by
-// config.wvjbModule; JavaScript handlers are bridge handlers that native code calls by name.
-if (!window.WebViewJavascriptBridge) {
-  const wvjb = {
+// Pages written for WebViewJavascriptBridge run unchanged: `setupWebViewJavascriptBridge(cb)` (the
+// `WVJBCallbacks` queue and its `__bridge_loaded__` iframe), the older `WebViewJavascriptBridgeReady` event,
+// `bridge.callHandler(name, data?, responseCallback?)`, `bridge.registerHandler(name, handler)` and
+// `disableJavscriptAlertBoxSafetyTimeout()`. Native handlers are the methods of the module named by
+// config.wvjbModule, under any name (`'ObjC Echo'`); JavaScript handlers are bridge handlers native calls.
+//
+// Timing matches the real library, which pages depend on: the bridge object does not exist while the page's
+// first scripts run, so `setupWebViewJavascriptBridge` queues its callback; the bridge appears once the
+// document is parsed, and the queued callbacks run then, asynchronously. (Running them at once, while the
+// page's script is still being parsed, runs them before the elements that follow that script exist.)
+if (!('WebViewJavascriptBridge' in window)) {
+  const wvjb = Object.freeze({
     registerHandler(name, handler) {
       window.hybrid.handle(String(name), (data) => new Promise((resolve) => handler(data, resolve)));
     },
@@ -19,12 +26,40 @@ if (!window.WebViewJavascriptBridge) {
     },
     // Present in the original API; alerts never block the bridge here, so there is nothing to disable.
     disableJavscriptAlertBoxSafetyTimeout() {},
-  };
-  Object.defineProperty(window, 'WebViewJavascriptBridge', { value: Object.freeze(wvjb), writable: false, configurable: false });
-  // Pages that queued callbacks before the bridge existed (the classic bootstrap) get them called now.
-  const pendingCallbacks = Array.isArray(window.WVJBCallbacks) ? window.WVJBCallbacks : [];
-  window.WVJBCallbacks = [];
-  for (const callback of pendingCallbacks) {
-    if (typeof callback === 'function') callback(wvjb);
+  });
+
+  let requested = null; // the page's WVJBCallbacks array, once it sets one
+
+  function inject() {
+    const callbacks = Array.isArray(requested) ? requested : [];
+    // As the real library leaves it: no queue, the bridge in its place.
+    delete window.WVJBCallbacks;
+    if ('WebViewJavascriptBridge' in window) return; // the page brought its own
+    Object.defineProperty(window, 'WebViewJavascriptBridge', { value: wvjb, writable: false, configurable: false });
+    for (const callback of callbacks) {
+      if (typeof callback !== 'function') continue;
+      try {
+        callback(wvjb);
+      } catch (e) {
+        setTimeout(() => { throw e; }); // report, but let the other callbacks run
+      }
+    }
+    document.dispatchEvent(new Event('WebViewJavascriptBridgeReady'));
+  }
+
+  // The page's queue is kept until the bridge appears (its `__bridge_loaded__` iframe, which woke the native
+  // side of the real library, is dropped by the navigation policy).
+  Object.defineProperty(window, 'WVJBCallbacks', {
+    configurable: true,
+    enumerable: true,
+    get() { return requested === null ? undefined : requested; },
+    set(value) { requested = value; },
+  });
+  // After the document is parsed, so the elements a page's callback looks for exist, and never in the turn
+  // of the page's own request.
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', () => setTimeout(inject, 0), { once: true });
+  } else {
+    setTimeout(inject, 0);
   }
 }
