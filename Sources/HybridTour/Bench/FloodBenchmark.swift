@@ -62,8 +62,9 @@ public enum FloodBenchmark {
         defer { probe.stop() }
         pinging.evaluateJavaScriptIgnoringResult("ping()")
 
-        // Baseline: the same readings while nothing floods.
-        try await Task.sleep(for: .milliseconds(300))
+        // Baseline: the same readings while nothing floods, once both views have settled (first paints,
+        // the first calls' compilation).
+        try await Task.sleep(for: .seconds(1))
         probe.reset()
         _ = pings.take()
         try await Task.sleep(for: options.idle)
