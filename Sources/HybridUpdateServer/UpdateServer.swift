@@ -5,7 +5,9 @@ import Logging
 
 /// The update server behind `hybrid serve`, over a directory of package zips:
 /// - `GET /v1/packages/<id>/latest` → `ReleaseDocument` JSON (newest full package + diffs to it), 404 if unknown;
-/// - `GET`/`HEAD /v1/files/<name>` → the zip, with ETag, `If-None-Match` and `Range` support.
+/// - `GET /v1/files/<name>` → the zip, with a strong ETag, `If-Match`/`If-None-Match`/`If-Range` and `Range`.
+///
+/// `HEAD` answers every `GET` route with the same status and headers and no body.
 ///
 /// Runs until `stop()` or the end of the process. Tests start it on port 0 and read `port`.
 public final class UpdateServer: Sendable {
@@ -61,7 +63,8 @@ public final class UpdateServer: Sendable {
     public func stop() { task.cancel() }
 
     static func makeRouter(catalog: PackageCatalog) -> Router<BasicRequestContext> {
-        let router = Router()
+        // HEAD on every GET route: the GET handler's status and headers, its body dropped (and never read).
+        let router = Router(options: .autoGenerateHeadEndpoints)
         let files = PackageFileResponder()
         router.get("/v1/packages/:id/latest") { _, context -> Response in
             let id = try context.parameters.require("id")
@@ -71,17 +74,15 @@ public final class UpdateServer: Sendable {
             }
             return jsonResponse(status: .ok, document)
         }
-        for method in [HTTPRequest.Method.get, .head] {
-            router.on("/v1/files/:name", method: method) { request, context -> Response in
-                let raw = try context.parameters.require("name")
-                let name = raw.removingPercentEncoding ?? raw
-                // Only names of catalogued packages are served, so no path can escape the directory.
-                guard let entry = try await catalog.entries()[name] else {
-                    return jsonResponse(status: .notFound, ["error": "no package file named '\(name)'"])
-                }
-                return try await files.respond(
-                    to: request, entry: entry, includeBody: method == .get, context: context)
+        router.get("/v1/files/:name") { request, context -> Response in
+            let raw = try context.parameters.require("name")
+            let name = raw.removingPercentEncoding ?? raw
+            // Only names of catalogued packages are served, so no path can escape the directory.
+            guard let entry = try await catalog.entries()[name] else {
+                return jsonResponse(status: .notFound, ["error": "no package file named '\(name)'"])
             }
+            return try await files.respond(
+                to: request, entry: entry, includeBody: request.method != .head, context: context)
         }
         return router
     }

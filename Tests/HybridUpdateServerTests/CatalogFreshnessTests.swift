@@ -95,6 +95,10 @@ struct CatalogFreshnessTests {
         #expect(after.body == secondBytes)
         let document = try JSONDecoder().decode(ReleaseDocument.self, from: try await http.get(latest).body)
         #expect(document.full.sha256 == secondSHA)
+        // And a resume keyed on the old ETag is refused a splice.
+        let resumed = try await http.get(
+            url, headers: ["Range": "bytes=100-", "If-Range": before.header("ETag") ?? ""])
+        #expect(resumed.status == 200)
     }
 
     /// Garbage, empty, truncated and not-regular files named `.zip` are skipped; the good package is served.
