@@ -53,8 +53,8 @@ final class ServerFixture {
         }
     }
 
-    func startServer() async throws -> UpdateServer {
-        try await UpdateServer.start(directory: served)
+    func startServer(headerTimeout: Duration = UpdateServer.defaultHeaderTimeout) async throws -> UpdateServer {
+        try await UpdateServer.start(directory: served, headerTimeout: headerTimeout)
     }
 
     func openStore() throws -> PackageStore {
