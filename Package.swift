@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Already in the graph through Hummingbird; named for the update server's HTTP/1 channel handler.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // Engine-free logic: the port, the bridge, and the JS runtime it injects.
@@ -181,6 +183,9 @@ let package = Package(
             dependencies: [
                 "HybridPackages", "HybridPackagesHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -2,8 +2,9 @@ import Foundation
 import Hummingbird
 import HybridPackages
 
-/// Answers `GET`/`HEAD /v1/files/<name>`: strong ETag (the SHA-256), `If-None-Match` → 304, single byte ranges
-/// → 206, unsatisfiable ranges → 416. Ranges are what make client downloads resumable.
+/// Answers `GET`/`HEAD /v1/files/<name>`: strong ETag (the SHA-256), the RFC 9110 §13.2.2 preconditions
+/// (`If-Match` → 412, `If-None-Match` → 304, `If-Range`), single byte ranges → 206, unsatisfiable ranges → 416.
+/// Ranges are what make client downloads resumable; `If-Range` is what keeps a resume from splicing two files.
 struct PackageFileResponder: Sendable {
     let fileIO = FileIO()
 
@@ -14,13 +15,26 @@ struct PackageFileResponder: Sendable {
         var headers = HTTPFields()
         headers[.eTag] = entry.entityTag
         headers[.acceptRanges] = "bytes"
-        if EntityTagMatch.matches(ifNoneMatch: request.headers[.ifNoneMatch], current: entry.entityTag) {
+        let outcome = PreconditionOutcome(
+            ifMatch: request.headers[.ifMatch], ifNoneMatch: request.headers[.ifNoneMatch],
+            ifRange: request.headers[.ifRange], current: EntityTag(strong: entry.entityTag))
+        let honorRange: Bool
+        switch outcome {
+        case .preconditionFailed:
+            headers[.contentLength] = "0"
+            return Response(status: .preconditionFailed, headers: headers)
+        case .notModified:
+            // NIO's encoder drops the Content-Length Hummingbird gives an empty body: a 304 must not say 0.
             return Response(status: .notModified, headers: headers)
+        case .proceed(let honor):
+            honorRange = honor
         }
         headers[.contentType] = "application/zip"
-        switch ByteRangeRequest(header: request.headers[.range], size: size) {
+        let range = ByteRangeRequest(header: honorRange ? request.headers[.range] : nil, size: size)
+        switch range {
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(size)"
+            headers[.contentLength] = "0"
             return Response(status: .rangeNotSatisfiable, headers: headers)
         case .whole:
             headers[.contentLength] = "\(size)"

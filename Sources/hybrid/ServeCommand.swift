@@ -10,9 +10,11 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             GET /v1/packages/<id>/latest answers {id, version, full: {url, size, sha256}, diffs: [{from, url, size,
             sha256}]}: the newest full package of <id> in <dir> and the diff packages to that version.
-            GET /v1/files/<name> serves a package zip with a strong ETag (its SHA-256), If-None-Match and byte
-            Range requests, so downloads resume. The directory is re-read on each request: drop new zips in and
-            they are served. Runs until interrupted (Ctrl-C).
+            GET /v1/files/<name> serves a package zip with a strong ETag (its SHA-256), If-Match (412),
+            If-None-Match (304), byte Range requests and If-Range, so downloads resume and a resume across a
+            changed file gets the whole new file. HEAD works on both routes. HTTP/1.1 requests without one Host
+            header get 400. The directory is re-read on each request: drop new zips in and they are served; files
+            that are not readable packages are skipped. Runs until interrupted (Ctrl-C).
             """)
 
     @Argument(help: "Directory of package zips (full and diff).", completion: .directory)
@@ -24,10 +26,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Address to listen on. Keep 127.0.0.1 unless other machines must reach it.")
     var host: String = "127.0.0.1"
 
+    @Option(
+        name: .long,
+        help: "Seconds a client has to send each request's headers before its connection is closed (slowloris).")
+    var headerTimeout: Double = 10
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
+        guard headerTimeout > 0, headerTimeout <= 3600 else {
+            throw ValidationError("--header-timeout must be more than 0 and at most 3600 seconds")
+        }
     }
 
     func run() async throws {
@@ -39,7 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "hybrid.serve")
         logger.logLevel = global.verbose ? .debug : .warning
         let server = try await UpdateServer.start(
-            directory: URL(fileURLWithPath: directory), host: host, port: port, logger: logger)
+            directory: URL(fileURLWithPath: directory), host: host, port: port,
+            headerTimeout: .milliseconds(Int((headerTimeout * 1000).rounded())), logger: logger)
         let base = server.baseURL.absoluteString
         // Written unbuffered: the URL is what scripts wait for, and a piped stdout would hold it back.
         FileHandle.standardOutput.write(

@@ -22,8 +22,9 @@ struct RawHTTP {
         return URLSession(configuration: configuration)
     }()
 
-    func get(_ url: URL, headers: [String: String] = [:]) async throws -> Answer {
+    func get(_ url: URL, headers: [String: String] = [:], method: String = "GET") async throws -> Answer {
         var request = URLRequest(url: url)
+        request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw FixtureError.notHTTP }

@@ -53,8 +53,8 @@ final class ServerFixture {
         }
     }
 
-    func startServer() async throws -> UpdateServer {
-        try await UpdateServer.start(directory: served)
+    func startServer(headerTimeout: Duration = UpdateServer.defaultHeaderTimeout) async throws -> UpdateServer {
+        try await UpdateServer.start(directory: served, headerTimeout: headerTimeout)
     }
 
     func openStore() throws -> PackageStore {
@@ -72,8 +72,8 @@ final class ServerFixture {
         try PackageInspector().inspect(packageAt: file).sha256
     }
 
-    private func pack(_ version: String, files: [String: String], to output: URL) throws {
-        let directory = root.appendingPathComponent("site-\(version)")
+    func pack(_ version: String, files: [String: String], to output: URL) throws {
+        let directory = root.appendingPathComponent("site-\(output.deletingPathExtension().lastPathComponent)")
         for (path, text) in files {
             let file = directory.appendingPathComponent(path)
             try FileManager.default.createDirectory(
