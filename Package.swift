@@ -102,6 +102,8 @@ let package = Package(
                 "HybridCookies", "HybridCookieSync",
                 // Extra routes (redirects) on the loopback origin.
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // The telemetry test records which log labels spoke.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // RFC 6265 cookie jar (Foundation only); HybridCookieSync keeps everything else in sync with it.
@@ -201,6 +203,8 @@ let package = Package(
             dependencies: [
                 "HybridCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .testTarget(
@@ -214,7 +218,10 @@ let package = Package(
         // signed with the package keys (see docs/remote-config.md).
         .target(
             name: "HybridConfig",
-            dependencies: ["HybridPackages", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "HybridPackages", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "HybridConfigTests",

@@ -1,5 +1,6 @@
 import Foundation
 import HybridPackages
+import Logging
 import Synchronization
 
 /// The app's signed remote configuration: the last good one in memory and on disk, refreshed from the server,
@@ -32,6 +33,7 @@ public final class RemoteConfigStore: Sendable {
     private let state = Mutex(State())
     /// Serialises deliveries, so observers see versions in increasing order even when refreshes race.
     private let delivery = Mutex<UInt64?>(nil)
+    private let logger = Logger(label: "hybrid.config")
 
     public init(
         trustedKey: PackageVerificationKey, source: URL, cache: ConfigCache,
@@ -55,31 +57,31 @@ public final class RemoteConfigStore: Sendable {
     public func loadCached() -> ConfigError? {
         do {
             guard let envelope = try cache.load() else { return nil }
-            _ = try take(envelope, persist: false)
+            report(try take(envelope, persist: false), from: "the cache")
             return nil
         } catch {
-            state.withLock { $0.lastError = error }
+            report(.keptLastGood(error), from: "the cache")
             return error
         }
     }
 
     /// Fetches the configuration from the server and takes it if it is newer and valid.
     public func refresh() async -> ConfigRefreshOutcome {
+        let outcome: ConfigRefreshOutcome
         do {
             let envelope = try await fetcher.fetch(source)
-            return try take(envelope, persist: true)
+            outcome = try take(envelope, persist: true)
         } catch {
-            state.withLock { $0.lastError = error }
-            return .keptLastGood(error)
+            outcome = .keptLastGood(error)
         }
+        return report(outcome, from: source.absoluteString)
     }
 
     /// Takes an envelope that arrived another way (a push, a bundled default), with the same checks as a refresh.
     public func offer(_ envelope: Data) -> ConfigRefreshOutcome {
-        do { return try take(envelope, persist: true) } catch {
-            state.withLock { $0.lastError = error }
-            return .keptLastGood(error)
-        }
+        let outcome: ConfigRefreshOutcome
+        do { outcome = try take(envelope, persist: true) } catch { outcome = .keptLastGood(error) }
+        return report(outcome, from: "an offered envelope")
     }
 
     /// Calls `handler` with the configuration in use (at once, if there is one) and with every newer one taken.
@@ -92,6 +94,23 @@ public final class RemoteConfigStore: Sendable {
         }
         if let current { handler(current) }
         return ConfigObservation { [weak self] in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
+    }
+
+    /// Logs what a load, refresh or offer did, and keeps the reason of a refusal for ``lastError``.
+    @discardableResult
+    private func report(_ outcome: ConfigRefreshOutcome, from origin: String) -> ConfigRefreshOutcome {
+        switch outcome {
+        case .updated(let version):
+            logger.info("configuration taken", metadata: ["version": "\(version)", "from": "\(origin)"])
+        case .unchanged(let version):
+            logger.debug("configuration unchanged", metadata: ["version": "\(version)", "from": "\(origin)"])
+        case .keptLastGood(let error):
+            state.withLock { $0.lastError = error }
+            logger.notice(
+                "configuration refused; the last good one stays in use",
+                metadata: ["error": "\(error)", "from": "\(origin)"])
+        }
+        return outcome
     }
 
     private func take(_ envelope: Data, persist: Bool) throws(ConfigError) -> ConfigRefreshOutcome {

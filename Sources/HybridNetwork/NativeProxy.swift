@@ -30,11 +30,11 @@ public struct NativeProxy: RequestProxying {
     public func perform(
         _ request: ProxiedRequest, events: @escaping @Sendable (ProxyEvent) -> Void
     ) -> any ProxyCancelling {
-        let sink = ProxyEventSink(events)
+        let host = request.url.host(percentEncoded: false) ?? request.url.absoluteString
+        let sink = ProxyEventSink(host: host, events)
         let exchange = ProxyExchange(
             request: request, policy: policy, cookies: cookies, resolver: resolver, client: client)
         let timeout = policy.timeout
-        let host = request.url.host(percentEncoded: false) ?? request.url.absoluteString
         let task = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await exchange.run(sink) }

@@ -1,4 +1,6 @@
 import HybridCore
+import Logging
+import Metrics
 import Synchronization
 
 /// Delivers one request's events in order and makes sure exactly one terminal event (`finished` or `failed`)
@@ -17,8 +19,17 @@ final class ProxyEventSink: Sendable {
 
     private let state = Mutex(State())
     private let events: @Sendable (ProxyEvent) -> Void
+    /// The request's host, for the log line of a failure.
+    private let host: String
 
-    init(_ events: @escaping @Sendable (ProxyEvent) -> Void) { self.events = events }
+    init(host: String, _ events: @escaping @Sendable (ProxyEvent) -> Void) {
+        self.host = host
+        self.events = events
+    }
+
+    /// Made per request, not once per process: a logger keeps the backend it was made with, and the app may
+    /// bootstrap its backend after the first request.
+    private let logger = Logger(label: "hybrid.network")
 
     /// False when the request already ended and the event was dropped.
     @discardableResult
@@ -35,8 +46,25 @@ final class ProxyEventSink: Sendable {
             return true
         }
         guard let deliverHere else { return false }
+        record(event)
         if deliverHere { drain() }
         return true
+    }
+
+    /// Counts the request by how it ended (once: only the terminal event that ends it gets here).
+    private func record(_ event: ProxyEvent) {
+        let outcome: String
+        switch event {
+        case .response, .data: return
+        case .finished: outcome = "ok"
+        case .failed(let error):
+            outcome = error.metricOutcome
+            if error != .cancelled {
+                logger.notice(
+                    "proxy request failed", metadata: ["host": "\(host)", "outcome": "\(outcome)", "error": "\(error)"])
+            }
+        }
+        Counter(label: HybridMetrics.proxyRequests, dimensions: [("outcome", outcome)]).increment()
     }
 
     private func drain() {
@@ -48,6 +76,20 @@ final class ProxyEventSink: Sendable {
             return state.queue.removeFirst()
         }) {
             events(next)
+        }
+    }
+}
+
+extension ProxyError {
+    /// A fixed word for metrics: never the page-controlled host or URL inside the error.
+    var metricOutcome: String {
+        switch self {
+        case .unsupportedScheme, .hostNotAllowed, .addressNotAllowed: "refused"
+        case .requestBodyTooLarge, .responseTooLarge: "too_large"
+        case .requestBodyFailed: "body_failed"
+        case .tooManyRedirects, .redirectRefused: "redirect_refused"
+        case .network: "network_error"
+        case .cancelled: "cancelled"
         }
     }
 }

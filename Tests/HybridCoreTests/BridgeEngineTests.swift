@@ -327,6 +327,32 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(decoded == [text])
     }
 
+    /// The bridge's counters, read on its executor (the main actor here) without yielding to it.
+    private func stats(_ bridge: BridgeEngine) -> BridgeStatistics {
+        bridge.assumeIsolated { $0.stats }
+    }
+
+    /// A post of 50,000 calls is not handled in one go, which would hold the engine's loop (shared by every
+    /// web view of the app) for as long as it takes: a slice is handled at once, the rest in later turns, and
+    /// every call is answered, in order, each slice in one evaluation.
+    @Test func aFloodIsHandledOverSeveralTurns() async throws {
+        let bridge = try makeBridge()
+        let count = 50_000
+        let batch = (1...count).map { id in
+            "H1 call \(id) \(PageMessage.token) main https://app.example math add\n{\"x\":\(id),\"y\":1}"
+        }
+        engine.post(.string(batch.joined(separator: "\n")))
+        let handledAtOnce = stats(bridge).calls
+        #expect(handledAtOnce > 0 && handledAtOnce < count, "handled \(handledAtOnce) of \(count) in one turn")
+        #expect(await waitUntil { stats(bridge).calls == count })
+        let evaluations = stats(bridge).evaluations
+        #expect(evaluations > 1, "answered over several turns")
+        let answers = try engine.deliveredMessages().filter { $0["k"] as? String == "r" }
+        #expect(answers.count == count)
+        #expect(answers.compactMap { $0["id"] as? Int } == Array(1...count), "in order")
+        #expect(answers.last?["r"] as? Int == count + 1)
+    }
+
     @Test func releasedBridgeIsNotKeptAliveByTheEngine() throws {
         weak var weakBridge: BridgeEngine?
         do {

@@ -134,6 +134,38 @@ import Testing
         #expect(ran == ["sandboxed": 0, "other": 0, "same": 0], "forged native calls ran a frame's handler")
     }
 
+    /// A cross-origin frame receives relayed events (and can read the relay's secret), but the app frames it
+    /// embeds do not take events from it: only from the main frame or a same-origin parent.
+    @Test @GTKActor func aCrossOriginFrameCannotForgeEventsForTheFramesItEmbeds() async throws {
+        let page = try await TestPage.ready(modules: [Self.who])
+        defer { page.close() }
+        _ = try await page.evaluate(
+            """
+            (() => {
+              window.relay = { forged: 0, victimGot: [], victimReady: false };
+              window.addEventListener('message', (event) => {
+                const data = event.data || {};
+                if (data.forged) window.relay.forged += 1;
+                if (data.victimReady) window.relay.victimReady = true;
+                if ('victimGot' in data) window.relay.victimGot.push(data.victimGot);
+              });
+              const frame = document.createElement('iframe');
+              frame.src = 'app://other/test/relay-forger.html';
+              document.body.appendChild(frame);
+              return true;
+            })()
+            """, as: Bool.self)
+        try await page.waitFor("window.relay.victimReady")
+        try await page.page.bridge.emit("bait", 1)
+        try await page.waitFor("window.relay.forged === 1")
+        // The forged message was posted before the forger told the top; give it time to arrive anyway.
+        try await Task.sleep(for: .milliseconds(500))
+        try await page.page.bridge.emit("bait", 2)
+        try await page.waitFor("window.relay.forged === 2")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await page.evaluate("window.relay.victimGot", as: [String].self) == [])
+    }
+
     /// The same data reaches every frame the same way: a `__proto__` key stays an own key, in results and
     /// events, in the main frame (evaluated batches) as in subframes (replies and relayed events).
     @Test @GTKActor func protoKeysStayKeysInEveryFrame() async throws {

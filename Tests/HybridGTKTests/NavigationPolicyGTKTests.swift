@@ -18,6 +18,11 @@ import Testing
         """
 
     @Test @GTKActor func externalSchemesAndNewWindowsReachTheHostAndThePageStays() async throws {
+        // The README's telemetry: the decisions are counted and logged under hybrid.navigation.
+        let metrics = MetricsSummary.installed()
+        let logs = LogCapture.installed()
+        let external = metrics.total(HybridMetrics.navigationPolicy, where: [("outcome", "external")])
+        let newWindows = metrics.total(HybridMetrics.navigationPolicy, where: [("outcome", "new_window")])
         let rig = try await PolicyTestRig(
             configuration: NavigationPolicyConfiguration(
                 newWindow: NavigationPolicyConfiguration.always(.newContainer)),
@@ -46,6 +51,9 @@ import Testing
             Set(rig.host.newContainers.map(\.url.absoluteString))
                 == [try rig.url("/next.html").absoluteString, try rig.url("/next.html?from=open").absoluteString])
         #expect(rig.host.newContainers.allSatisfy { $0.openerURL == page })
+        #expect(metrics.total(HybridMetrics.navigationPolicy, where: [("outcome", "external")]) - external >= 5)
+        #expect(metrics.total(HybridMetrics.navigationPolicy, where: [("outcome", "new_window")]) - newWindows >= 2)
+        #expect(logs.labels().contains("hybrid.navigation"))
 
         // Nothing was loaded: the same document is still there, still running.
         try await Task.sleep(for: .milliseconds(300))

@@ -26,7 +26,7 @@ import Testing
         let log = Log()
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let sink = ProxyEventSink { event in
+        let sink = ProxyEventSink(host: "test.example") { event in
             log.add(event)
             if case .data = event {
                 entered.signal()
@@ -49,7 +49,7 @@ import Testing
     @Test func aCallbackMayEndTheRequestFromInside() {
         let log = Log()
         let sinkBox = Mutex<ProxyEventSink?>(nil)
-        let sink = ProxyEventSink { event in
+        let sink = ProxyEventSink(host: "test.example") { event in
             log.add(event)
             if case .response = event { sinkBox.withLock { $0 }?.send(.failed(.cancelled)) }
         }

@@ -17,6 +17,10 @@ public enum HybridMetrics {
     /// package), `miss` (fetched from the network: no package has it, or a method other than GET/HEAD),
     /// `degraded` (a package serves it but its prefix is degraded), `refused` (not routed, or escaping the package), `redirected` (a main document moved to its final URL).
     public static let packageRequests = "hybrid_package_requests"
+    /// Counter. Requests the native proxy ended (the hooks' full-proxy strategy); dimension `outcome`: `ok`,
+    /// `refused` (scheme, host or address not allowed), `too_large`, `body_failed`, `redirect_refused`,
+    /// `network_error`, `cancelled`.
+    public static let proxyRequests = "hybrid_proxy_requests"
     /// Counter. What the navigation policy did; dimension `outcome`: `external` (handed to the host),
     /// `blocked`, `new_window`, `download`, `dialog`, `dialog_timeout`, `subresource_failed`.
     public static let navigationPolicy = "hybrid_navigation_policy"

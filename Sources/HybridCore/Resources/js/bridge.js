@@ -302,9 +302,14 @@ function dispatch(batch) {
 let readyResolve;
 const ready = new Promise((resolve) => { readyResolve = resolve; });
 
+// A relayed event is taken from the parent only when that parent is the main frame, or has this frame's own
+// origin (and so could script this frame anyway). The relay reaches cross-origin children, whose scripts can
+// read the secret in it: without this rule such a frame could pose as native to the frames it embeds.
 window.addEventListener('message', (event) => {
   const data = event.data;
   if (!data || data.__hybridRelay !== config.relaySecret || event.source !== window.parent || isMainFrame) return;
+  // (Opaque origins serialize as 'null' and never equal one another.)
+  if (window.parent !== window.top && (event.origin !== origin || origin === 'null')) return;
   deliverEvent(data.name, data.data);
 });
 

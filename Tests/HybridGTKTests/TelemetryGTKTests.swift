@@ -1,0 +1,123 @@
+import Foundation
+import HybridCookieSync
+import HybridCookies
+import HybridCore
+import HybridGTK
+import HybridTour
+import Logging
+import Synchronization
+import Testing
+
+/// Every metric and log label the README's *Telemetry* section names is reported by a real run: the demo tour
+/// (bridge, package, redirect, recovery, pool, request bodies by id and through the native proxy, cookies,
+/// remote config) in WebKitGTK.
+@Suite(.serialized) struct TelemetryGTKTests {
+    /// The metrics the README names, with what each must have counted in the tour.
+    static let metrics: [(label: String, dimensions: [(String, String)])] = [
+        (HybridMetrics.bridgeCalls, [("outcome", "ok")]),
+        (HybridMetrics.packageRequests, [("outcome", "hit")]),
+        (HybridMetrics.proxyRequests, [("outcome", "ok")]),
+        (HybridMetrics.bodies, [("event", "stored")]),
+        (HybridMetrics.bodies, [("event", "consumed")]),
+        (HybridMetrics.recoveries, [("outcome", "recovered")]),
+        (HybridMetrics.cookieSync, [("direction", "to_engine")]),
+    ]
+    static let timers = [HybridMetrics.bridgeCallDuration, HybridMetrics.bodyUploadDuration]
+    /// The log labels the README names (`hybrid.navigation` is checked with the navigation policy, which the
+    /// tour does not exercise: NavigationPolicyGTKTests).
+    static let logLabels = [
+        "hybrid.bridge", "hybrid.packages", "hybrid.container", "hybrid.recovery", "hybrid.network", "hybrid.config",
+        "hybrid.remote-config",
+    ]
+
+    @Test @GTKActor func theTourReportsEveryNamedMetricAndLogLabel() async throws {
+        let metrics = MetricsSummary.installed()
+        let logs = LogCapture.installed()
+        let before = Self.metrics.map { metrics.total($0.label, where: $0.dimensions) }
+        let timersBefore = Self.timers.map { metrics.count($0) }
+        logs.reset()
+
+        let report = try await DemoTour.run(screenshot: false, timeout: .seconds(120)) { _ in }
+        #expect(report.passed, "\(report.lines.filter { !$0.passed }.map(\.name))")
+        // The tour's cookies stay in the jar; the jar's sync with an engine store is the app's choice.
+        try await Self.syncACookieWithTheEngine()
+
+        for (index, metric) in Self.metrics.enumerated() {
+            let counted = metrics.total(metric.label, where: metric.dimensions) - before[index]
+            #expect(counted > 0, "\(metric.label) \(metric.dimensions) counted nothing")
+        }
+        for (index, timer) in Self.timers.enumerated() {
+            #expect(metrics.count(timer) > timersBefore[index], "\(timer) timed nothing")
+        }
+        let seen = logs.labels()
+        for label in Self.logLabels {
+            #expect(seen.contains(label), "nothing logged under \(label); seen: \(seen.sorted())")
+        }
+    }
+}
+
+extension TelemetryGTKTests {
+    /// A jar synced with a real web view's cookie store, given a cookie to copy into it.
+    @GTKActor
+    static func syncACookieWithTheEngine() async throws {
+        try GTKRuntime.shared.start()
+        let view = GTKWebView()
+        defer { view.close() }
+        let jar = CookieJar()
+        let sync = EngineCookieSync(jar: jar, store: view.cookieStore)
+        await sync.start()
+        defer { sync.stop() }
+        let site = try #require(URL(string: "https://telemetry.example/"))
+        jar.setCookie("synced=1; Path=/", for: .http(site))
+        await sync.settle()
+        let names = try await view.cookieStore.cookies(for: site).map(\.name)
+        #expect(names.contains("synced"))
+    }
+}
+
+/// A swift-log backend for tests that records which labels logged (at any level) and passes every record on
+/// to standard error at `info` and above, as the default backend would. swift-log is bootstrapped once per
+/// process: every suite shares the one installed.
+final class LogCapture: Sendable {
+    private let seen = Mutex<Set<String>>([])
+    private static let shared = Mutex<LogCapture?>(nil)
+
+    static func installed() -> LogCapture {
+        shared.withLock { installed in
+            if let installed { return installed }
+            let capture = LogCapture()
+            LoggingSystem.bootstrap { label in
+                var stream = StreamLogHandler.standardError(label: label)
+                stream.logLevel = .info
+                var recorder = Recorder(label: label, capture: capture)
+                recorder.logLevel = .trace
+                return MultiplexLogHandler([recorder, stream])
+            }
+            installed = capture
+            return capture
+        }
+    }
+
+    func reset() { seen.withLock { $0.removeAll() } }
+    func labels() -> Set<String> { seen.withLock { $0 } }
+
+    private struct Recorder: LogHandler {
+        let label: String
+        let capture: LogCapture
+        var logLevel: Logger.Level = .trace
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        // swift-log's classic requirement: `message` and the rest are not needed, only that the label spoke.
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+            function: String, line: UInt
+        ) {
+            capture.seen.withLock { _ = $0.insert(label) }
+        }
+    }
+}
