@@ -1,0 +1,194 @@
+import Foundation
+
+/// A zip taken apart into its entries and written back byte for byte, classic or ZIP64, with a map of where every
+/// header field landed, so the hostile-archive tests can rewrite any one field of a real signed package.
+///
+/// Test-only and deliberately simple: it reads what ZIPFoundation writes (no comments, no data descriptors).
+struct ZipImage {
+    struct Entry {
+        var name: [UInt8]
+        var versionMadeBy: UInt16
+        var versionNeeded: UInt16
+        var flags: UInt16
+        var method: UInt16
+        var time: UInt16
+        var date: UInt16
+        var crc32: UInt32
+        var uncompressedSize: UInt64
+        var internalAttributes: UInt16
+        var externalAttributes: UInt32
+        /// The stored bytes (compressed when `method` is 8).
+        var data: [UInt8]
+        /// Overrides for the ZIP64 sizes (both headers), for entries that lie about their size.
+        var zip64Sizes: (compressed: UInt64, uncompressed: UInt64)?
+
+        var path: String { String(decoding: name, as: UTF8.self) }
+    }
+
+    /// One header field in the written bytes.
+    struct Field {
+        var name: String
+        var offset: Int
+        var width: Int
+        var value: UInt64
+    }
+
+    enum Form { case classic, zip64 }
+
+    var entries: [Entry]
+
+    enum ParseError: Error { case malformed(String) }
+
+    init(entries: [Entry]) { self.entries = entries }
+
+    init(parsing bytes: [UInt8]) throws {
+        guard let end = (0...(bytes.count - 22)).reversed().first(where: { bytes.le32($0) == 0x0605_4b50 }) else {
+            throw ParseError.malformed("no end record")
+        }
+        let count = Int(bytes.le16(end + 10))
+        var position = Int(bytes.le32(end + 16))
+        var entries: [Entry] = []
+        for _ in 0..<count {
+            guard bytes.le32(position) == 0x0201_4b50 else { throw ParseError.malformed("central header") }
+            let nameLength = Int(bytes.le16(position + 28))
+            let extraLength = Int(bytes.le16(position + 30))
+            let commentLength = Int(bytes.le16(position + 32))
+            let compressed = Int(bytes.le32(position + 20))
+            let local = Int(bytes.le32(position + 42))
+            let localNameLength = Int(bytes.le16(local + 26))
+            let localExtraLength = Int(bytes.le16(local + 28))
+            let dataStart = local + 30 + localNameLength + localExtraLength
+            entries.append(
+                Entry(
+                    name: Array(bytes[position + 46..<position + 46 + nameLength]),
+                    versionMadeBy: bytes.le16(position + 4), versionNeeded: bytes.le16(position + 6),
+                    flags: bytes.le16(position + 8), method: bytes.le16(position + 10),
+                    time: bytes.le16(position + 12), date: bytes.le16(position + 14),
+                    crc32: bytes.le32(position + 16), uncompressedSize: UInt64(bytes.le32(position + 24)),
+                    internalAttributes: bytes.le16(position + 36), externalAttributes: bytes.le32(position + 38),
+                    data: Array(bytes[dataStart..<dataStart + compressed]), zip64Sizes: nil))
+            position += 46 + nameLength + extraLength + commentLength
+        }
+        self.entries = entries
+    }
+
+    /// Writes the zip. In the ZIP64 form every size and every non-zero offset defers to a ZIP64 extra field (as a
+    /// writer does for files over 4 GiB) and the end records are ZIP64 ones, so those fields exist to be mutated.
+    func write(_ form: Form) -> (bytes: [UInt8], fields: [Field]) {
+        var out = Writer()
+        var offsets: [Int] = []
+        for (index, entry) in entries.enumerated() {
+            let prefix = "entry\(index)(\(entry.path)).local"
+            offsets.append(out.bytes.count)
+            let compressed = entry.zip64Sizes?.compressed ?? UInt64(entry.data.count)
+            let uncompressed = entry.zip64Sizes?.uncompressed ?? entry.uncompressedSize
+            out.put(prefix + ".signature", 0x0403_4b50, 4)
+            out.put(prefix + ".versionNeeded", UInt64(form == .zip64 ? 45 : entry.versionNeeded), 2)
+            out.put(prefix + ".flags", UInt64(entry.flags), 2)
+            out.put(prefix + ".method", UInt64(entry.method), 2)
+            out.put(prefix + ".time", UInt64(entry.time), 2)
+            out.put(prefix + ".date", UInt64(entry.date), 2)
+            out.put(prefix + ".crc32", UInt64(entry.crc32), 4)
+            out.put(prefix + ".compressedSize", form == .zip64 ? 0xFFFF_FFFF : compressed, 4)
+            out.put(prefix + ".uncompressedSize", form == .zip64 ? 0xFFFF_FFFF : uncompressed, 4)
+            out.put(prefix + ".nameLength", UInt64(entry.name.count), 2)
+            out.put(prefix + ".extraLength", form == .zip64 ? 20 : 0, 2)
+            out.raw(entry.name)
+            if form == .zip64 {
+                out.put(prefix + ".zip64.id", 1, 2)
+                out.put(prefix + ".zip64.size", 16, 2)
+                out.put(prefix + ".zip64.uncompressedSize", uncompressed, 8)
+                out.put(prefix + ".zip64.compressedSize", compressed, 8)
+            }
+            out.raw(entry.data)
+        }
+        let directoryOffset = out.bytes.count
+        for (index, entry) in entries.enumerated() {
+            let prefix = "entry\(index)(\(entry.path)).central"
+            let compressed = entry.zip64Sizes?.compressed ?? UInt64(entry.data.count)
+            let uncompressed = entry.zip64Sizes?.uncompressed ?? entry.uncompressedSize
+            // ZIPFoundation reads a ZIP64 offset of 0 as "absent", so the first entry keeps a classic 0.
+            let offset = UInt64(offsets[index])
+            let offsetInZIP64 = form == .zip64 && offset > 0
+            out.put(prefix + ".signature", 0x0201_4b50, 4)
+            out.put(prefix + ".versionMadeBy", UInt64(entry.versionMadeBy), 2)
+            out.put(prefix + ".versionNeeded", UInt64(form == .zip64 ? 45 : entry.versionNeeded), 2)
+            out.put(prefix + ".flags", UInt64(entry.flags), 2)
+            out.put(prefix + ".method", UInt64(entry.method), 2)
+            out.put(prefix + ".time", UInt64(entry.time), 2)
+            out.put(prefix + ".date", UInt64(entry.date), 2)
+            out.put(prefix + ".crc32", UInt64(entry.crc32), 4)
+            out.put(prefix + ".compressedSize", form == .zip64 ? 0xFFFF_FFFF : compressed, 4)
+            out.put(prefix + ".uncompressedSize", form == .zip64 ? 0xFFFF_FFFF : uncompressed, 4)
+            out.put(prefix + ".nameLength", UInt64(entry.name.count), 2)
+            out.put(prefix + ".extraLength", form == .zip64 ? (offsetInZIP64 ? 28 : 20) : 0, 2)
+            out.put(prefix + ".commentLength", 0, 2)
+            out.put(prefix + ".diskStart", 0, 2)
+            out.put(prefix + ".internalAttributes", UInt64(entry.internalAttributes), 2)
+            out.put(prefix + ".externalAttributes", UInt64(entry.externalAttributes), 4)
+            out.put(prefix + ".localHeaderOffset", offsetInZIP64 ? 0xFFFF_FFFF : offset, 4)
+            out.raw(entry.name)
+            if form == .zip64 {
+                out.put(prefix + ".zip64.id", 1, 2)
+                out.put(prefix + ".zip64.size", offsetInZIP64 ? 24 : 16, 2)
+                out.put(prefix + ".zip64.uncompressedSize", uncompressed, 8)
+                out.put(prefix + ".zip64.compressedSize", compressed, 8)
+                if offsetInZIP64 { out.put(prefix + ".zip64.localHeaderOffset", offset, 8) }
+            }
+        }
+        let directorySize = UInt64(out.bytes.count - directoryOffset)
+        let count = UInt64(entries.count)
+        if form == .zip64 {
+            let recordOffset = UInt64(out.bytes.count)
+            out.put("zip64EndRecord.signature", 0x0606_4b50, 4)
+            out.put("zip64EndRecord.recordSize", 44, 8)
+            out.put("zip64EndRecord.versionMadeBy", 45, 2)
+            out.put("zip64EndRecord.versionNeeded", 45, 2)
+            out.put("zip64EndRecord.disk", 0, 4)
+            out.put("zip64EndRecord.directoryDisk", 0, 4)
+            out.put("zip64EndRecord.entriesOnDisk", count, 8)
+            out.put("zip64EndRecord.entries", count, 8)
+            out.put("zip64EndRecord.directorySize", directorySize, 8)
+            out.put("zip64EndRecord.directoryOffset", UInt64(directoryOffset), 8)
+            out.put("zip64Locator.signature", 0x0706_4b50, 4)
+            out.put("zip64Locator.recordDisk", 0, 4)
+            out.put("zip64Locator.recordOffset", recordOffset, 8)
+            out.put("zip64Locator.totalDisks", 1, 4)
+        }
+        out.put("endRecord.signature", 0x0605_4b50, 4)
+        out.put("endRecord.disk", 0, 2)
+        out.put("endRecord.directoryDisk", 0, 2)
+        out.put("endRecord.entriesOnDisk", form == .zip64 ? 0xFFFF : count, 2)
+        out.put("endRecord.entries", form == .zip64 ? 0xFFFF : count, 2)
+        out.put("endRecord.directorySize", form == .zip64 ? 0xFFFF_FFFF : directorySize, 4)
+        out.put("endRecord.directoryOffset", form == .zip64 ? 0xFFFF_FFFF : UInt64(directoryOffset), 4)
+        out.put("endRecord.commentLength", 0, 2)
+        return (out.bytes, out.fields)
+    }
+
+    private struct Writer {
+        var bytes: [UInt8] = []
+        var fields: [Field] = []
+
+        mutating func put(_ name: String, _ value: UInt64, _ width: Int) {
+            fields.append(Field(name: name, offset: bytes.count, width: width, value: value))
+            for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+        }
+
+        mutating func raw(_ data: [UInt8]) { bytes.append(contentsOf: data) }
+    }
+}
+
+extension Array where Element == UInt8 {
+    func le16(_ index: Int) -> UInt16 { UInt16(self[index]) | UInt16(self[index + 1]) << 8 }
+    func le32(_ index: Int) -> UInt32 { UInt32(le16(index)) | UInt32(le16(index + 2)) << 16 }
+
+    /// Overwrites `field` with `value` (truncated to the field's width).
+    func patching(_ field: ZipImage.Field, with value: UInt64) -> [UInt8] {
+        var copy = self
+        for index in 0..<field.width {
+            copy[field.offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))
+        }
+        return copy
+    }
+}
