@@ -1,8 +1,9 @@
 import Foundation
 import HybridPackages
+import HybridTestSupport
 import Testing
 
-/// The updater meets a hostile package (a ZIP64 offset near 2^62 on an entry read before the signature): the
+/// The updater meets a hostile package (a ZIP64 offset of 2^63 on an entry read before the signature): the
 /// update fails with a typed error, every time it is retried, and the installed version keeps serving.
 @Suite struct HostileDownloadTests {
     @Test func hostileDownloadLeavesThePreviousVersionServing() async throws {
@@ -15,7 +16,7 @@ import Testing
         let field = try #require(
             fields.first { $0.name.hasPrefix("entry1(") && $0.name.hasSuffix(".zip64.localHeaderOffset") })
         let hostile = fixture.url("hostile-2.0.0.zip")
-        try Data(bytes.patching(field, with: 1 << 62)).write(to: hostile)
+        try Data(bytes.patching(field, with: 1 << 63)).write(to: hostile)
         let client = InMemoryUpdateClient()
         client.setRelease(
             PackageRelease(

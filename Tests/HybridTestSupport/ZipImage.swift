@@ -1,47 +1,71 @@
 import Foundation
 
 /// A zip taken apart into its entries and written back byte for byte, classic or ZIP64, with a map of where every
-/// header field landed, so the hostile-archive tests can rewrite any one field of a real signed package.
+/// header field landed, so hostile-archive tests can rewrite any one field of a real signed package.
 ///
-/// Test-only and deliberately simple: it reads what ZIPFoundation writes (no comments, no data descriptors).
-struct ZipImage {
-    struct Entry {
-        var name: [UInt8]
-        var versionMadeBy: UInt16
-        var versionNeeded: UInt16
-        var flags: UInt16
-        var method: UInt16
-        var time: UInt16
-        var date: UInt16
-        var crc32: UInt32
-        var uncompressedSize: UInt64
-        var internalAttributes: UInt16
-        var externalAttributes: UInt32
+/// Shared by the package and update-server tests. Test-only and deliberately simple: it reads what ZIPFoundation writes (no comments, no data descriptors).
+public struct ZipImage {
+    public struct Entry {
+        public var name: [UInt8]
+        public var versionMadeBy: UInt16
+        public var versionNeeded: UInt16
+        public var flags: UInt16
+        public var method: UInt16
+        public var time: UInt16
+        public var date: UInt16
+        public var crc32: UInt32
+        public var uncompressedSize: UInt64
+        public var internalAttributes: UInt16
+        public var externalAttributes: UInt32
         /// The stored bytes (compressed when `method` is 8).
-        var data: [UInt8]
+        public var data: [UInt8]
         /// Overrides for the ZIP64 sizes (both headers), for entries that lie about their size.
-        var zip64Sizes: (compressed: UInt64, uncompressed: UInt64)?
+        public var zip64Sizes: (compressed: UInt64, uncompressed: UInt64)?
 
-        var path: String { String(decoding: name, as: UTF8.self) }
+        public var path: String { String(decoding: name, as: UTF8.self) }
+
+        public init(
+            name: [UInt8], versionMadeBy: UInt16, versionNeeded: UInt16, flags: UInt16, method: UInt16, time: UInt16,
+            date: UInt16, crc32: UInt32, uncompressedSize: UInt64, internalAttributes: UInt16,
+            externalAttributes: UInt32, data: [UInt8], zip64Sizes: (compressed: UInt64, uncompressed: UInt64)? = nil
+        ) {
+            self.name = name
+            self.versionMadeBy = versionMadeBy
+            self.versionNeeded = versionNeeded
+            self.flags = flags
+            self.method = method
+            self.time = time
+            self.date = date
+            self.crc32 = crc32
+            self.uncompressedSize = uncompressedSize
+            self.internalAttributes = internalAttributes
+            self.externalAttributes = externalAttributes
+            self.data = data
+            self.zip64Sizes = zip64Sizes
+        }
     }
 
     /// One header field in the written bytes.
-    struct Field {
-        var name: String
-        var offset: Int
-        var width: Int
-        var value: UInt64
+    public struct Field {
+        public var name: String
+        public var offset: Int
+        public var width: Int
+        public var value: UInt64
     }
 
-    enum Form { case classic, zip64 }
+    public enum Form: Sendable, CustomStringConvertible {
+        case classic, zip64
 
-    var entries: [Entry]
+        public var description: String { self == .classic ? "classic" : "zip64" }
+    }
 
-    enum ParseError: Error { case malformed(String) }
+    public var entries: [Entry]
 
-    init(entries: [Entry]) { self.entries = entries }
+    public enum ParseError: Error { case malformed(String) }
 
-    init(parsing bytes: [UInt8]) throws {
+    public init(entries: [Entry]) { self.entries = entries }
+
+    public init(parsing bytes: [UInt8]) throws {
         guard let end = (0...(bytes.count - 22)).reversed().first(where: { bytes.le32($0) == 0x0605_4b50 }) else {
             throw ParseError.malformed("no end record")
         }
@@ -74,7 +98,7 @@ struct ZipImage {
 
     /// Writes the zip. In the ZIP64 form every size and every non-zero offset defers to a ZIP64 extra field (as a
     /// writer does for files over 4 GiB) and the end records are ZIP64 ones, so those fields exist to be mutated.
-    func write(_ form: Form) -> (bytes: [UInt8], fields: [Field]) {
+    public func write(_ form: Form) -> (bytes: [UInt8], fields: [Field]) {
         var out = Writer()
         var offsets: [Int] = []
         for (index, entry) in entries.enumerated() {
@@ -180,11 +204,11 @@ struct ZipImage {
 }
 
 extension Array where Element == UInt8 {
-    func le16(_ index: Int) -> UInt16 { UInt16(self[index]) | UInt16(self[index + 1]) << 8 }
-    func le32(_ index: Int) -> UInt32 { UInt32(le16(index)) | UInt32(le16(index + 2)) << 16 }
+    public func le16(_ index: Int) -> UInt16 { UInt16(self[index]) | UInt16(self[index + 1]) << 8 }
+    public func le32(_ index: Int) -> UInt32 { UInt32(le16(index)) | UInt32(le16(index + 2)) << 16 }
 
     /// Overwrites `field` with `value` (truncated to the field's width).
-    func patching(_ field: ZipImage.Field, with value: UInt64) -> [UInt8] {
+    public func patching(_ field: ZipImage.Field, with value: UInt64) -> [UInt8] {
         var copy = self
         for index in 0..<field.width {
             copy[field.offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))
