@@ -16,11 +16,18 @@ final class PackageArchiveReader {
     /// trusts sizes and offsets it reads and traps or spins on absurd ones, before any signature is checked.
     init(url: URL) throws(PackageError) {
         self.url = url
-        do { entryCount = try ZipStructureValidator().validate(fileAt: url).entryCount } catch {
+        let summary: ZipStructureValidator.Summary
+        do { summary = try ZipStructureValidator().validate(fileAt: url) } catch {
             throw .archiveMalformed(error)
         }
+        entryCount = summary.entryCount
         do { archive = try Archive(url: url, accessMode: .read) } catch {
             throw .archiveUnreadable("\(error)")
+        }
+        // ZIPFoundation opened the path again: it must still be the file that was validated. (It keeps that file
+        // open, so a later replacement of the path no longer matters.)
+        guard let identity = summary.identity, ZipFileIdentity(path: url.path) == identity else {
+            throw .archiveUnreadable("the file changed while it was being opened; read it again")
         }
     }
 

@@ -32,6 +32,8 @@ struct ZipStructureValidator: Sendable {
         var fileSize: UInt64
         var entryCount: Int
         var usesZIP64: Bool
+        /// The file that was validated, so the reader can tell whether ZIPFoundation opened the same one.
+        var identity: ZipFileIdentity?
     }
 
     var limits = Limits()
@@ -102,7 +104,8 @@ struct ZipStructureValidator: Sendable {
         for (previous, next) in zip(entries, entries.dropFirst()) where previous.end > next.start {
             throw .entryOutOfBounds(entry: next.name, reason: "it overlaps '\(previous.name)'")
         }
-        return Summary(fileSize: file.size, entryCount: entries.count, usesZIP64: end.zip64 != nil)
+        return Summary(
+            fileSize: file.size, entryCount: entries.count, usesZIP64: end.zip64 != nil, identity: file.identity)
     }
 
     // MARK: - End records
@@ -487,10 +490,12 @@ struct ZipStructureValidator: Sendable {
 /// parsed from fewer bytes than it has.
 private final class ZipFile {
     let size: UInt64
+    let identity: ZipFileIdentity?
     private let handle: FileHandle
 
     init(url: URL) throws {
         handle = try FileHandle(forReadingFrom: url)
+        identity = ZipFileIdentity(descriptor: handle.fileDescriptor)
         do { size = try handle.seekToEnd() } catch {
             try? handle.close()
             throw error
@@ -514,6 +519,42 @@ private final class ZipFile {
             throw .truncated("the file ended while reading \(count) bytes at \(offset)")
         }
         return [UInt8](data)
+    }
+}
+
+/// Which file, in which state: device, inode, size and modification time. The validator and ZIPFoundation open
+/// the path separately, so a file replaced or rewritten in between (a `hybrid serve` directory being published
+/// into) would be validated in one version and read in another; comparing identities catches that.
+struct ZipFileIdentity: Sendable, Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modifiedSeconds: Int64
+    var modifiedNanoseconds: Int64
+
+    init?(descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    private init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        #if canImport(Darwin)
+            modifiedSeconds = Int64(status.st_mtimespec.tv_sec)
+            modifiedNanoseconds = Int64(status.st_mtimespec.tv_nsec)
+        #else
+            modifiedSeconds = Int64(status.st_mtim.tv_sec)
+            modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+        #endif
     }
 }
 
