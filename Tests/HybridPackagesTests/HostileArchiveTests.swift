@@ -333,6 +333,30 @@ import Testing
         #expect(outcome.results["INSTALL"] == "ok 2.0.0", "\(outcome)")
     }
 
+    /// What real zips legitimately vary in is still accepted: an archive comment, empty files, stored (already
+    /// compressed) files, non-ASCII names, in both forms. The validator must refuse lies, not variety.
+    @Test(arguments: [ZipImage.Form.classic, .zip64])
+    func legitimateVariationsStillVerify(form: ZipImage.Form) throws {
+        let corpus = try Corpus()
+        var files = Fixture.files(version: "2.0.0")
+        files["empty.css"] = ""
+        files["img/photo.png"] = String(repeating: "not really a png ", count: 50)
+        files["fonts/ünïcødé €.txt"] = "text"
+        let package = try corpus.fixture.pack("2.0.0", files: files, id: "com.example.variety")
+        let image = try ZipImage(parsing: [UInt8](try Data(contentsOf: package)))
+        #expect(image.entries.contains { $0.method == 0 && !$0.data.isEmpty && $0.path.hasSuffix(".png") })
+        var bytes = image.write(form).bytes
+        // An archive comment (which may even contain an end-record signature) after the end record.
+        let comment = [UInt8]("built by a release script PK\u{05}\u{06} end".utf8)
+        bytes[bytes.count - 2] = UInt8(comment.count)
+        bytes += comment
+        let outcome = try Self.runChild(
+            package: try corpus.write("variety-\(form)", bytes), publicKey: corpus.publicKey)
+        #expect(outcome.abnormal == nil, "\(outcome)")
+        #expect(outcome.results["VERIFY"] == "ok 2.0.0", "\(outcome)")
+        #expect(outcome.results["INSPECT"] == "ok 2.0.0", "\(outcome)")
+    }
+
     /// A stored entry claiming 2^60 bytes in its ZIP64 fields, made from a signed package without the key. Past the
     /// end of the file ZIPFoundation counts each empty read as a full 256 KiB chunk, so reading it spun through
     /// 2^42 empty reads at full CPU: forever, in practice.

@@ -96,7 +96,7 @@ public struct ZipImage {
         self.entries = entries
     }
 
-    /// Writes the zip. In the ZIP64 form every size and every non-zero offset defers to a ZIP64 extra field (as a
+    /// Writes the zip. In the ZIP64 form every non-zero size and offset defers to a ZIP64 extra field (as a
     /// writer does for files over 4 GiB) and the end records are ZIP64 ones, so those fields exist to be mutated.
     public func write(_ form: Form) -> (bytes: [UInt8], fields: [Field]) {
         var out = Writer()
@@ -106,6 +106,11 @@ public struct ZipImage {
             offsets.append(out.bytes.count)
             let compressed = entry.zip64Sizes?.compressed ?? UInt64(entry.data.count)
             let uncompressed = entry.zip64Sizes?.uncompressed ?? entry.uncompressedSize
+            // ZIPFoundation reads a ZIP64 value of 0 as "absent", so zero sizes stay classic.
+            let sizesInZIP64 = (
+                uncompressed: form == .zip64 && uncompressed > 0, compressed: form == .zip64 && compressed > 0
+            )
+            let localZIP64Count = (sizesInZIP64.uncompressed ? 1 : 0) + (sizesInZIP64.compressed ? 1 : 0)
             out.put(prefix + ".signature", 0x0403_4b50, 4)
             out.put(prefix + ".versionNeeded", UInt64(form == .zip64 ? 45 : entry.versionNeeded), 2)
             out.put(prefix + ".flags", UInt64(entry.flags), 2)
@@ -113,16 +118,16 @@ public struct ZipImage {
             out.put(prefix + ".time", UInt64(entry.time), 2)
             out.put(prefix + ".date", UInt64(entry.date), 2)
             out.put(prefix + ".crc32", UInt64(entry.crc32), 4)
-            out.put(prefix + ".compressedSize", form == .zip64 ? 0xFFFF_FFFF : compressed, 4)
-            out.put(prefix + ".uncompressedSize", form == .zip64 ? 0xFFFF_FFFF : uncompressed, 4)
+            out.put(prefix + ".compressedSize", sizesInZIP64.compressed ? 0xFFFF_FFFF : compressed, 4)
+            out.put(prefix + ".uncompressedSize", sizesInZIP64.uncompressed ? 0xFFFF_FFFF : uncompressed, 4)
             out.put(prefix + ".nameLength", UInt64(entry.name.count), 2)
-            out.put(prefix + ".extraLength", form == .zip64 ? 20 : 0, 2)
+            out.put(prefix + ".extraLength", localZIP64Count > 0 ? UInt64(4 + 8 * localZIP64Count) : 0, 2)
             out.raw(entry.name)
-            if form == .zip64 {
+            if localZIP64Count > 0 {
                 out.put(prefix + ".zip64.id", 1, 2)
-                out.put(prefix + ".zip64.size", 16, 2)
-                out.put(prefix + ".zip64.uncompressedSize", uncompressed, 8)
-                out.put(prefix + ".zip64.compressedSize", compressed, 8)
+                out.put(prefix + ".zip64.size", UInt64(8 * localZIP64Count), 2)
+                if sizesInZIP64.uncompressed { out.put(prefix + ".zip64.uncompressedSize", uncompressed, 8) }
+                if sizesInZIP64.compressed { out.put(prefix + ".zip64.compressedSize", compressed, 8) }
             }
             out.raw(entry.data)
         }
@@ -134,6 +139,11 @@ public struct ZipImage {
             // ZIPFoundation reads a ZIP64 offset of 0 as "absent", so the first entry keeps a classic 0.
             let offset = UInt64(offsets[index])
             let offsetInZIP64 = form == .zip64 && offset > 0
+            let sizesInZIP64 = (
+                uncompressed: form == .zip64 && uncompressed > 0, compressed: form == .zip64 && compressed > 0
+            )
+            let zip64Count =
+                (sizesInZIP64.uncompressed ? 1 : 0) + (sizesInZIP64.compressed ? 1 : 0) + (offsetInZIP64 ? 1 : 0)
             out.put(prefix + ".signature", 0x0201_4b50, 4)
             out.put(prefix + ".versionMadeBy", UInt64(entry.versionMadeBy), 2)
             out.put(prefix + ".versionNeeded", UInt64(form == .zip64 ? 45 : entry.versionNeeded), 2)
@@ -142,21 +152,21 @@ public struct ZipImage {
             out.put(prefix + ".time", UInt64(entry.time), 2)
             out.put(prefix + ".date", UInt64(entry.date), 2)
             out.put(prefix + ".crc32", UInt64(entry.crc32), 4)
-            out.put(prefix + ".compressedSize", form == .zip64 ? 0xFFFF_FFFF : compressed, 4)
-            out.put(prefix + ".uncompressedSize", form == .zip64 ? 0xFFFF_FFFF : uncompressed, 4)
+            out.put(prefix + ".compressedSize", sizesInZIP64.compressed ? 0xFFFF_FFFF : compressed, 4)
+            out.put(prefix + ".uncompressedSize", sizesInZIP64.uncompressed ? 0xFFFF_FFFF : uncompressed, 4)
             out.put(prefix + ".nameLength", UInt64(entry.name.count), 2)
-            out.put(prefix + ".extraLength", form == .zip64 ? (offsetInZIP64 ? 28 : 20) : 0, 2)
+            out.put(prefix + ".extraLength", zip64Count > 0 ? UInt64(4 + 8 * zip64Count) : 0, 2)
             out.put(prefix + ".commentLength", 0, 2)
             out.put(prefix + ".diskStart", 0, 2)
             out.put(prefix + ".internalAttributes", UInt64(entry.internalAttributes), 2)
             out.put(prefix + ".externalAttributes", UInt64(entry.externalAttributes), 4)
             out.put(prefix + ".localHeaderOffset", offsetInZIP64 ? 0xFFFF_FFFF : offset, 4)
             out.raw(entry.name)
-            if form == .zip64 {
+            if zip64Count > 0 {
                 out.put(prefix + ".zip64.id", 1, 2)
-                out.put(prefix + ".zip64.size", offsetInZIP64 ? 24 : 16, 2)
-                out.put(prefix + ".zip64.uncompressedSize", uncompressed, 8)
-                out.put(prefix + ".zip64.compressedSize", compressed, 8)
+                out.put(prefix + ".zip64.size", UInt64(8 * zip64Count), 2)
+                if sizesInZIP64.uncompressed { out.put(prefix + ".zip64.uncompressedSize", uncompressed, 8) }
+                if sizesInZIP64.compressed { out.put(prefix + ".zip64.compressedSize", compressed, 8) }
                 if offsetInZIP64 { out.put(prefix + ".zip64.localHeaderOffset", offset, 8) }
             }
         }
