@@ -193,7 +193,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HybridUpdateServerTests",
-            dependencies: ["HybridUpdateServer", "HybridPackagesHTTP", "HybridPackages"]
+            // HybridTestSupport for ZipImage: hostile zips in the served directory.
+            dependencies: ["HybridUpdateServer", "HybridPackagesHTTP", "HybridPackages", "HybridTestSupport"]
         ),
         // The native proxy behind the request hooks' "full proxy" strategy: AsyncHTTPClient, because it keeps
         // response headers as sent (repeated Set-Cookie lines, reason phrase), streams with backpressure and lets

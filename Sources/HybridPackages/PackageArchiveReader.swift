@@ -2,18 +2,32 @@ import Crypto
 import Foundation
 import ZIPFoundation
 
-/// Reads a package zip defensively: signature first, then an entry-by-entry safety check, then streaming,
-/// hash-checked extraction. Shared by the verifier, the installer and the diff builder so they refuse the same things.
+/// Reads a package zip defensively: the zip's structure first (`ZipStructureValidator`, before ZIPFoundation sees
+/// the file), then the signature, then an entry-by-entry safety check, then streaming, hash-checked extraction. Shared by the verifier, the installer and the diff builder so they refuse the same things.
 ///
 /// Not `Sendable`: one reader belongs to one operation on one thread.
 final class PackageArchiveReader {
     let url: URL
     private let archive: Archive
+    /// How many entries the validated central directory holds: ZIPFoundation's iteration must yield all of them.
+    private let entryCount: Int
 
+    /// Validates the zip's structure (`ZipStructureValidator`) before ZIPFoundation opens it, because ZIPFoundation
+    /// trusts sizes and offsets it reads and traps or spins on absurd ones, before any signature is checked.
     init(url: URL) throws(PackageError) {
         self.url = url
+        let summary: ZipStructureValidator.Summary
+        do { summary = try ZipStructureValidator().validate(fileAt: url) } catch {
+            throw .archiveMalformed(error)
+        }
+        entryCount = summary.entryCount
         do { archive = try Archive(url: url, accessMode: .read) } catch {
             throw .archiveUnreadable("\(error)")
+        }
+        // ZIPFoundation opened the path again: it must still be the file that was validated. (It keeps that file
+        // open, so a later replacement of the path no longer matters.)
+        guard let identity = summary.identity, ZipFileIdentity(path: url.path) == identity else {
+            throw .archiveUnreadable("the file changed while it was being opened; read it again")
         }
     }
 
@@ -46,7 +60,9 @@ final class PackageArchiveReader {
     func contentEntries(expected: Set<String>) throws(PackageError) -> [String: Entry] {
         var found: [String: Entry] = [:]
         var metadataSeen = Set<String>()
+        var iterated = 0
         for entry in archive {
+            iterated += 1
             let path = entry.path
             if entry.type == .symlink { throw .symlinkEntry(path) }
             if path == PackageArchiveLayout.manifestPath || path == PackageArchiveLayout.signaturePath {
@@ -71,15 +87,23 @@ final class PackageArchiveReader {
             guard expected.contains(relative) else { throw .unexpectedEntry(path) }
             guard found.updateValue(entry, forKey: relative) == nil else { throw .duplicateEntry(path) }
         }
+        // ZIPFoundation's iterator ends early, without an error, at an entry it cannot read (an encrypted one, for
+        // one): everything after it would go unchecked. The validator refuses those, and this keeps it so.
+        guard iterated == entryCount else {
+            throw .archiveUnreadable("the zip reader stopped after \(iterated) of \(entryCount) entries")
+        }
         for path in expected where found[path] == nil { throw .missingFile(path) }
         return found
     }
 
     /// Streams one entry through SHA-256 into `sink`, stopping as soon as it exceeds the promised size and
-    /// failing if the final size or hash differ from the manifest. `sink` errors propagate unchanged.
+    /// failing if the final size or hash differ from the manifest. `sink` errors propagate unchanged; every other
+    /// failure (corrupt deflate data, an unsupported method, a short read) is the archive's fault and becomes
+    /// `archiveUnreadable`, never a file-system error that would blame the disk being written to.
     func stream(_ entry: Entry, expected: ManifestFileEntry, into sink: (Data) throws -> Void) throws {
         var hasher = SHA256()
         var count: Int64 = 0
+        var sinkError: (any Error)?
         do {
             // CRC32 is skipped: SHA-256 against the signed manifest is the stronger check and we do it anyway.
             _ = try archive.extract(
@@ -91,11 +115,14 @@ final class PackageArchiveReader {
                         path: expected.path, expected: expected.size, actual: count)
                 }
                 hasher.update(data: chunk)
-                try sink(chunk)
+                do { try sink(chunk) } catch {
+                    sinkError = error
+                    throw error
+                }
             }
-        } catch let error as PackageError {
-            throw error
-        } catch let error as Archive.ArchiveError {
+        } catch {
+            if let sinkError { throw sinkError }
+            if let packageError = error as? PackageError { throw packageError }
             throw PackageError.archiveUnreadable("entry '\(entry.path)': \(error)")
         }
         guard count == expected.size else {
@@ -119,8 +146,11 @@ final class PackageArchiveReader {
                     throw PackageError.manifestInvalid("'\(entry.path)' is larger than 16 MiB.")
                 }
             }
+        } catch let error as PackageError {
+            throw error
         } catch {
-            throw .wrapping(error, operation: "read", path: entry.path)
+            // Reading from the archive only: any failure is the archive's (bad CRC, corrupt deflate), not the disk's.
+            throw .archiveUnreadable("entry '\(entry.path)': \(error)")
         }
         return data
     }

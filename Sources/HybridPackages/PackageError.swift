@@ -3,6 +3,9 @@
 /// Each message says what was wrong and what to do, because these reach developers through the CLI and logs.
 public enum PackageError: Error, Sendable, CustomStringConvertible {
     case archiveUnreadable(String)
+    /// The zip's structure failed `ZipStructureValidator`'s pre-flight check: sizes or offsets outside the file,
+    /// headers that contradict each other, encryption or an unsupported method. Nothing in it was trusted.
+    case archiveMalformed(ZipStructureError)
     case missingManifest
     case missingSignature
     case manifestInvalid(String)
@@ -35,6 +38,9 @@ public enum PackageError: Error, Sendable, CustomStringConvertible {
         case .archiveUnreadable(let reason):
             return
                 "The package is not a readable zip archive (\(reason)); it may be truncated: download it again."
+        case .archiveMalformed(let reason):
+            return
+                "The package is not a well-formed package zip (\(reason)); it is damaged or was built to attack the reader: download it again or repack it with `hybrid pack`."
         case .missingManifest:
             return "The package has no manifest.json at its root; build it with `hybrid pack`."
         case .missingSignature:

@@ -1,28 +1,126 @@
-// A helper for the crash-safety test: installs one package into a store and, when asked, stops forever at a
-// chosen install step so the test can SIGKILL it there.
+// A helper for tests that must survive what they test, run as a child process:
 //
-// Usage: package-install-child <store-root> <package.zip> <public-key-file>
-// Env:   HYBRID_INSTALL_PAUSE_AT = "file:<n>" | "filesWritten" | "synced" | "committed"
-// Prints "PAUSED <step>" on stdout when it stops, "INSTALLED <version>" when it finishes.
+// 1. The crash-safety test: installs one package into a store and, when asked, stops forever at a chosen install
+//    step so the test can SIGKILL it there.
+//    Usage: package-install-child <store-root> <package.zip> <public-key-file>
+//    Env:   HYBRID_INSTALL_PAUSE_AT = "file:<n>" | "filesWritten" | "synced" | "committed"
+//    Prints "PAUSED <step>" on stdout when it stops, "INSTALLED <version>" when it finishes.
+//
+// 2. The hostile-archive tests: reads a package the way `hybrid verify` (verify), `hybrid serve` (inspect, no
+//    key) and the updater (install, when a store is given) do, under a memory and CPU limit, so a trap or an
+//    endless loop in the zip reader ends this process and not the test run.
+//    Usage: package-install-child read <package.zip> <public-key-file> [<store-root>]
+//    Env:   HYBRID_CHILD_MAX_MEMORY_MB (address space, default 2048), HYBRID_CHILD_MAX_CPU_SECONDS (default 20)
+//    Prints one line per operation, "<VERIFY|INSPECT|INSTALL> ok <version>" or
+//    "<VERIFY|INSPECT|INSTALL> refused <case>[.<inner case>] <description>", then "DONE".
 import Foundation
 import HybridPackages
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes unbuffered so the parent sees each line even if the process dies right after.
+func emit(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+enum Pause {
+    static func forever(_ label: String) -> Never {
+        emit("PAUSED \(label)")
+        while true { sleep(60) }
+    }
+}
+
+/// The enum case of an error (and of the error it wraps), so the parent can assert outcomes precisely.
+func caseName(_ value: Any) -> String {
+    let mirror = Mirror(reflecting: value)
+    guard mirror.displayStyle == .enum else { return String(describing: type(of: value)) }
+    guard let child = mirror.children.first, let label = child.label else {
+        // A case without a payload: its name is what `String(reflecting:)` would show without a description.
+        switch value {
+        case PackageError.missingManifest: return "missingManifest"
+        case PackageError.missingSignature: return "missingSignature"
+        case PackageError.signatureInvalid: return "signatureInvalid"
+        default: return "\(value)"
+        }
+    }
+    if let inner = child.value as? any Error {
+        let innerMirror = Mirror(reflecting: inner)
+        if innerMirror.displayStyle == .enum { return label + "." + caseName(inner) }
+    }
+    return label
+}
+
+func limitResources() {
+    let environment = ProcessInfo.processInfo.environment
+    let megabytes = environment["HYBRID_CHILD_MAX_MEMORY_MB"].flatMap(UInt64.init) ?? 2048
+    let seconds = environment["HYBRID_CHILD_MAX_CPU_SECONDS"].flatMap(UInt64.init) ?? 20
+    var memory = rlimit(rlim_cur: rlim_t(megabytes * 1024 * 1024), rlim_max: rlim_t(megabytes * 1024 * 1024))
+    var cpu = rlimit(rlim_cur: rlim_t(seconds), rlim_max: rlim_t(seconds + 1))
+    #if canImport(Glibc)
+        setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
+        setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu)
+    #else
+        setrlimit(RLIMIT_AS, &memory)
+        setrlimit(RLIMIT_CPU, &cpu)
+    #endif
+}
+
+func report(_ operation: String, _ body: () throws(PackageError) -> SemanticVersion) {
+    do {
+        let version = try body()
+        emit("\(operation) ok \(version)")
+    } catch {
+        let description = error.description.replacingOccurrences(of: "\n", with: " ")
+        emit("\(operation) refused \(caseName(error)) \(description)")
+    }
+}
+
+func read(arguments: [String]) -> Never {
+    guard arguments.count == 4 || arguments.count == 5 else {
+        FileHandle.standardError.write(
+            Data("usage: package-install-child read <package> <public-key> [<store>]\n".utf8))
+        exit(2)
+    }
+    limitResources()
+    let package = URL(fileURLWithPath: arguments[2])
+    let key: PackageVerificationKey
+    do { key = try PackageVerificationKey.load(from: URL(fileURLWithPath: arguments[3])) } catch {
+        emit("SETUP failed \(error)")
+        exit(2)
+    }
+    report("VERIFY") { () throws(PackageError) in
+        try PackageVerifier(trustedKey: key).verify(packageAt: package).version
+    }
+    report("INSPECT") { () throws(PackageError) in
+        try PackageInspector().inspect(packageAt: package).manifest.version
+    }
+    if arguments.count == 5 {
+        report("INSTALL") { () throws(PackageError) in
+            let store = try PackageStore(root: URL(fileURLWithPath: arguments[4]))
+            let installer = PackageInstaller(
+                store: store, trustedKey: key, containerVersion: SemanticVersion(major: 99, minor: 0, patch: 0))
+            return try installer.install(packageAt: package).version
+        }
+    }
+    emit("DONE")
+    exit(0)
+}
+
 let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "read" { read(arguments: arguments) }
 guard arguments.count == 4 else {
     FileHandle.standardError.write(
-        Data("usage: package-install-child <store> <package> <public-key>\n".utf8))
+        Data(
+            "usage: package-install-child <store> <package> <public-key> | read <package> <public-key> [<store>]\n"
+                .utf8))
     exit(2)
 }
 let pauseAt =
     ProcessInfo.processInfo.environment["HYBRID_INSTALL_PAUSE_AT"] ?? ""
-
-enum Pause {
-    /// Writes unbuffered so the parent sees the line before it kills us.
-    static func forever(_ label: String) -> Never {
-        FileHandle.standardOutput.write(Data("PAUSED \(label)\n".utf8))
-        while true { sleep(60) }
-    }
-}
 
 do {
     let key = try PackageVerificationKey.load(from: URL(fileURLWithPath: arguments[3]))

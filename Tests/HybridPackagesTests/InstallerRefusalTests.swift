@@ -210,7 +210,7 @@ import Testing
         try bytes.prefix(bytes.count / 2).write(to: bad)
         expectPackageError({
             switch $0 {
-            case .archiveUnreadable, .missingManifest, .missingSignature: true
+            case .archiveMalformed, .archiveUnreadable, .missingManifest, .missingSignature: true
             default: false
             }
         }) { try setup.installer.install(packageAt: bad) }
