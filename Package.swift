@@ -134,6 +134,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Helper for the package crash test: installs a package and pauses until it is SIGKILLed.

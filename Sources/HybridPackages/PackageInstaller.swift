@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ZIPFoundation
 
 /// Verifies and installs package files into a `PackageStore` (full packages and diffs).
@@ -34,6 +35,29 @@ public struct PackageInstaller: Sendable {
     )
         throws(PackageError) -> InstalledPackage
     {
+        // Made per install, not once: a logger keeps the backend it was made with.
+        let logger = Logger(label: "hybrid.packages")
+        do {
+            let installed = try performInstall(packageAt: url, activate: activate, progress: progress)
+            logger.info(
+                "package installed",
+                metadata: [
+                    "id": "\(installed.id)", "version": "\(installed.version)", "active": "\(activate)",
+                    "file": "\(url.lastPathComponent)",
+                ])
+            return installed
+        } catch {
+            // Nothing changed: the previous version (if any) keeps serving.
+            logger.notice(
+                "package refused; the installed versions are unchanged",
+                metadata: ["file": "\(url.lastPathComponent)", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    private func performInstall(
+        packageAt url: URL, activate: Bool, progress: PackageProgressHandler?
+    ) throws(PackageError) -> InstalledPackage {
         let reader = try PackageArchiveReader(url: url)
         let signed = try reader.readSignedManifest(trustedKey: trustedKey)
         let manifest = signed.manifest

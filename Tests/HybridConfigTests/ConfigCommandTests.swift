@@ -9,19 +9,10 @@ import Testing
     func hybrid(_ arguments: [String]) throws -> (output: String, errors: String, status: Int32) {
         let executable = try #require(
             builtExecutable(named: "hybrid"), "the hybrid executable was not built next to the tests")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let run = try ChildProcess.run(executable, arguments: arguments)
         return (
-            String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self), process.terminationStatus
+            String(decoding: run.standardOutput, as: UTF8.self), String(decoding: run.standardError, as: UTF8.self),
+            run.exitStatus ?? -1
         )
     }
 

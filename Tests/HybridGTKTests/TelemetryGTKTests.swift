@@ -49,6 +49,9 @@ import Testing
         for (index, timer) in Self.timers.enumerated() {
             #expect(metrics.count(timer) > timersBefore[index], "\(timer) timed nothing")
         }
+        // The libraries without an engine speak too: the installer and the remote-config store.
+        #expect(logs.logged("hybrid.packages", "package installed"))
+        #expect(logs.logged("hybrid.config", "configuration taken"))
         let seen = logs.labels()
         for label in Self.logLabels {
             #expect(seen.contains(label), "nothing logged under \(label); seen: \(seen.sorted())")
@@ -80,6 +83,7 @@ extension TelemetryGTKTests {
 /// process: every suite shares the one installed.
 final class LogCapture: Sendable {
     private let seen = Mutex<Set<String>>([])
+    private let messages = Mutex<Set<String>>([])
     private static let shared = Mutex<LogCapture?>(nil)
 
     static func installed() -> LogCapture {
@@ -98,8 +102,15 @@ final class LogCapture: Sendable {
         }
     }
 
-    func reset() { seen.withLock { $0.removeAll() } }
+    func reset() {
+        seen.withLock { $0.removeAll() }
+        messages.withLock { $0.removeAll() }
+    }
     func labels() -> Set<String> { seen.withLock { $0 } }
+    /// Whether `label` logged `message` since the last reset.
+    func logged(_ label: String, _ message: String) -> Bool {
+        messages.withLock { $0.contains("\(label): \(message)") }
+    }
 
     private struct Recorder: LogHandler {
         let label: String
@@ -118,6 +129,7 @@ final class LogCapture: Sendable {
             function: String, line: UInt
         ) {
             capture.seen.withLock { _ = $0.insert(label) }
+            capture.messages.withLock { _ = $0.insert("\(label): \(message)") }
         }
     }
 }

@@ -85,26 +85,15 @@ import Testing
         guard let binary = builtExecutable(named: "package-install-child") else {
             throw CrashSafetyTests.CrashTestError.childNotBuilt
         }
-        let child = Process()
-        child.executableURL = binary
-        child.arguments = ["read", package.path, publicKey.path] + (store.map { [$0.path] } ?? [])
         var environment = ProcessInfo.processInfo.environment
         environment["HYBRID_CHILD_MAX_MEMORY_MB"] = "2048"
         environment["HYBRID_CHILD_MAX_CPU_SECONDS"] = "10"
-        child.environment = environment
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        child.terminationHandler = { _ in exited.signal() }
-        try child.run()
+        let child = try ChildProcess.run(
+            binary, arguments: ["read", package.path, publicKey.path] + (store.map { [$0.path] } ?? []),
+            environment: environment, limit: .seconds(wallSeconds))
         var outcome = Outcome()
-        if exited.wait(timeout: .now() + .seconds(wallSeconds)) == .timedOut {
-            kill(child.processIdentifier, SIGKILL)
-            exited.wait()
-            outcome.abnormal = "still running after \(wallSeconds) s (hang), killed"
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if child.timedOut { outcome.abnormal = "still running after \(wallSeconds) s (hang), killed" }
+        let text = String(decoding: child.standardOutput, as: UTF8.self)
         var done = false
         for line in text.split(separator: "\n") {
             if line == "DONE" { done = true }
@@ -114,13 +103,13 @@ import Testing
             }
         }
         if outcome.abnormal == nil {
-            if child.terminationReason == .uncaughtSignal {
+            if let signal = child.signal {
                 // RLIMIT_CPU sends SIGXCPU at the soft limit and SIGKILL at the hard one.
-                let cpuLimit = [SIGXCPU, SIGKILL].contains(child.terminationStatus)
+                let cpuLimit = [SIGXCPU, SIGKILL].contains(signal)
                 let name = cpuLimit ? " (CPU limit reached: a hang)" : ""
-                outcome.abnormal = "killed by signal \(child.terminationStatus)\(name)"
-            } else if child.terminationStatus != 0 || !done {
-                outcome.abnormal = "exited with status \(child.terminationStatus) without finishing"
+                outcome.abnormal = "killed by signal \(signal)\(name)"
+            } else if child.exitStatus != 0 || !done {
+                outcome.abnormal = "exited with status \(child.exitStatus ?? -1) without finishing"
             }
         }
         return outcome
