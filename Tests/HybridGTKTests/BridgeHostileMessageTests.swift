@@ -24,6 +24,8 @@ import Testing
     }
 
     @Test @GTKActor func postsAroundTheRuntimeAreRefused() async throws {
+        let metrics = MetricsSummary.installed()
+        let refusedBefore = metrics.total(HybridMetrics.bridgeRefused)
         let page = try await TestPage.ready(modules: [Self.echo])
         defer { page.close() }
         #expect(page.view.verifiesMessageFrames, "the frame-stamping web extension must be loaded")
@@ -50,6 +52,7 @@ import Testing
         #expect(codes == ["bad_message", "bad_message", "bad_message", "denied", "denied"])
         #expect(try await page.evaluate("window.errors", as: [String].self) == ["bad_message", "denied"])
         #expect(await page.page.bridge.stats.calls == 0)
+        #expect(metrics.total(HybridMetrics.bridgeRefused) - refusedBefore >= 7, "hybrid_bridge_refused counts them")
         _ = try await page.evaluate(
             "hybrid.call('echo', 'text', 'alive').then((t) => { window.alive = t; }), true", as: Bool.self)
         try await page.waitFor("window.alive === 'alive'")
