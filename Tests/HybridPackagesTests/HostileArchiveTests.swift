@@ -81,7 +81,24 @@ import Testing
         }
     }
 
-    static func runChild(package: URL, publicKey: URL, store: URL? = nil, wallSeconds: Int = 60) throws -> Outcome {
+    /// Runs the child off Swift's cooperative thread pool: it blocks for as long as the child runs, and tests
+    /// that block the pool's few threads starve every other test of the process.
+    static func runChild(package: URL, publicKey: URL, store: URL? = nil, wallSeconds: Int = 60) async throws
+        -> Outcome
+    {
+        try await offThePool { try runChildBlocking(package: package, publicKey: publicKey, store: store, wallSeconds: wallSeconds) }
+    }
+
+    /// Runs `body` on a thread of its own and returns what it returned.
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    static func runChildBlocking(package: URL, publicKey: URL, store: URL? = nil, wallSeconds: Int = 60) throws
+        -> Outcome
+    {
         guard let binary = builtExecutable(named: "package-install-child") else {
             throw CrashSafetyTests.CrashTestError.childNotBuilt
         }
@@ -159,7 +176,7 @@ import Testing
     }
 
     /// Runs every case (two at a time: there are two cores) and records one issue per case that went wrong.
-    static func check(_ cases: [Case], corpus: Corpus, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func check(_ cases: [Case], corpus: Corpus, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         final class Results: @unchecked Sendable {
             let lock = NSLock()
             var failures: [(String, String)] = []
@@ -169,9 +186,10 @@ import Testing
         let results = Results()
         let urls = try cases.map { try corpus.write($0.name, $0.bytes) }
         let publicKey = corpus.publicKey
-        DispatchQueue.concurrentPerform(iterations: cases.count) { index in
+        try await offThePool {
+            DispatchQueue.concurrentPerform(iterations: cases.count) { index in
             do {
-                let outcome = try runChild(package: urls[index], publicKey: publicKey)
+                let outcome = try runChildBlocking(package: urls[index], publicKey: publicKey)
                 let found = problems(outcome, cases[index].expectation, operations: ["VERIFY", "INSPECT"])
                 let verify = outcome.abnormal ?? outcome.results["VERIFY"].map { String($0.prefix(60)) } ?? "-"
                 results.lock.withLock { results.outcomes.append("\(cases[index].name)\t\(verify)") }
@@ -182,6 +200,7 @@ import Testing
                 }
             } catch {
                 results.lock.withLock { results.errors.append("\(cases[index].name): \(error)") }
+            }
             }
         }
         // HYBRID_HOSTILE_REPORT=<file> appends each case's verify outcome there, to review what refused what.
@@ -265,16 +284,16 @@ import Testing
         return cases
     }
 
-    @Test func everyClassicHeaderFieldMutated() throws {
+    @Test func everyClassicHeaderFieldMutated() async throws {
         let corpus = try Corpus()
         // The manifest (read before the signature is checked), the signature, and the last content entry.
         let cases = Self.mutations(
             of: corpus.image, .classic, entries: [0, 1, corpus.lastIndex], fieldFilter: { _ in true })
         #expect(cases.count > 300)
-        try Self.check(cases, corpus: corpus)
+        try await Self.check(cases, corpus: corpus)
     }
 
-    @Test func everyZIP64FieldMutated() throws {
+    @Test func everyZIP64FieldMutated() async throws {
         let corpus = try Corpus()
         let zip64Relevant = [
             ".zip64.", ".compressedSize", ".uncompressedSize", ".localHeaderOffset", ".extraLength",
@@ -284,10 +303,10 @@ import Testing
             of: corpus.image, .zip64, entries: [0, 1, corpus.lastIndex],
             fieldFilter: { name in !name.hasPrefix("entry") || zip64Relevant.contains { name.contains($0) } })
         #expect(cases.count > 300)
-        try Self.check(cases, corpus: corpus)
+        try await Self.check(cases, corpus: corpus)
     }
 
-    @Test func truncatedAtManyLengths() throws {
+    @Test func truncatedAtManyLengths() async throws {
         let corpus = try Corpus()
         var cases: [Case] = []
         for form in [ZipImage.Form.classic, .zip64] {
@@ -304,18 +323,18 @@ import Testing
                         expectation: .malformed))
             }
         }
-        try Self.check(cases, corpus: corpus)
+        try await Self.check(cases, corpus: corpus)
     }
 
     // MARK: - Targeted cases
 
     /// Valid packages in both forms are read: the validator refuses structure, not ZIP64 itself.
     @Test(arguments: [ZipImage.Form.classic, .zip64])
-    func rewrittenValidPackageStillVerifies(form: ZipImage.Form) throws {
+    func rewrittenValidPackageStillVerifies(form: ZipImage.Form) async throws {
         let corpus = try Corpus()
         let url = try corpus.write("valid-\(form)", corpus.image.write(form).bytes)
         let store = try corpus.storeCopy("valid-\(form)")
-        let outcome = try Self.runChild(package: url, publicKey: corpus.publicKey, store: store)
+        let outcome = try await Self.runChild(package: url, publicKey: corpus.publicKey, store: store)
         #expect(outcome.abnormal == nil, "\(outcome)")
         #expect(outcome.results["VERIFY"] == "ok 2.0.0", "\(outcome)")
         #expect(outcome.results["INSPECT"] == "ok 2.0.0", "\(outcome)")
@@ -325,7 +344,7 @@ import Testing
     /// What real zips legitimately vary in is still accepted: an archive comment, empty files, stored (already
     /// compressed) files, non-ASCII names, in both forms. The validator must refuse lies, not variety.
     @Test(arguments: [ZipImage.Form.classic, .zip64])
-    func legitimateVariationsStillVerify(form: ZipImage.Form) throws {
+    func legitimateVariationsStillVerify(form: ZipImage.Form) async throws {
         let corpus = try Corpus()
         var files = Fixture.files(version: "2.0.0")
         files["empty.css"] = ""
@@ -339,7 +358,7 @@ import Testing
         let comment = [UInt8]("built by a release script PK\u{05}\u{06} end".utf8)
         bytes[bytes.count - 2] = UInt8(comment.count)
         bytes += comment
-        let outcome = try Self.runChild(
+        let outcome = try await Self.runChild(
             package: try corpus.write("variety-\(form)", bytes), publicKey: corpus.publicKey)
         #expect(outcome.abnormal == nil, "\(outcome)")
         #expect(outcome.results["VERIFY"] == "ok 2.0.0", "\(outcome)")
@@ -349,7 +368,7 @@ import Testing
     /// A stored entry claiming 2^60 bytes in its ZIP64 fields, made from a signed package without the key. Past the
     /// end of the file ZIPFoundation counts each empty read as a full 256 KiB chunk, so reading it spun through
     /// 2^42 empty reads at full CPU: forever, in practice.
-    @Test func hugeZIP64StoredEntrySpin() throws {
+    @Test func hugeZIP64StoredEntrySpin() async throws {
         let corpus = try Corpus()
         var image = corpus.image
         let big = try corpus.index(of: "content/zz-big.js")
@@ -357,13 +376,13 @@ import Testing
         entry.method = 0
         entry.zip64Sizes = (1 << 60, 1 << 60)
         image.entries.append(entry)
-        try expectRefusedWithOldVersionServing(
+        try await expectRefusedWithOldVersionServing(
             corpus, "huge-zip64-stored", image.write(.zip64).bytes, as: "archiveMalformed.entryOutOfBounds")
     }
 
     /// An encrypted entry the manifest does not list, last in the zip: ZIPFoundation's iteration ended at it, so
     /// it was never checked and the package was accepted.
-    @Test func unlistedEncryptedLastEntry() throws {
+    @Test func unlistedEncryptedLastEntry() async throws {
         let corpus = try Corpus()
         var image = corpus.image
         let payload = [UInt8]("alert('unlisted')".utf8)
@@ -372,27 +391,27 @@ import Testing
                 name: [UInt8]("content/evil.js".utf8), versionMadeBy: 0x0314, versionNeeded: 20, flags: 0x0801,
                 method: 0, time: 0, date: 0x21, crc32: 0, uncompressedSize: UInt64(payload.count),
                 internalAttributes: 0, externalAttributes: 0o100644 << 16, data: payload, zip64Sizes: nil))
-        try expectRefusedWithOldVersionServing(
+        try await expectRefusedWithOldVersionServing(
             corpus, "unlisted-encrypted-last", image.write(.classic).bytes, as: "archiveMalformed.encryptedEntry")
     }
 
     /// Deflate data that cannot be inflated is the archive's fault, not the file system's.
-    @Test func corruptDeflateData() throws {
+    @Test func corruptDeflateData() async throws {
         let corpus = try Corpus()
         var image = corpus.image
         let index = try #require(image.entries.lastIndex { $0.method == 8 })
         image.entries[index].data = [UInt8](repeating: 0xFF, count: image.entries[index].data.count)
         // The structure is sound, so `hybrid serve` (which reads only the manifest) may list it; reading it may not.
-        try expectRefusedWithOldVersionServing(
+        try await expectRefusedWithOldVersionServing(
             corpus, "corrupt-deflate", image.write(.classic).bytes, as: "archiveUnreadable", inspectReadsIt: false)
     }
 
     /// An unsupported method named consistently in both headers of the manifest (read before the signature).
-    @Test func unsupportedMethodOnTheManifest() throws {
+    @Test func unsupportedMethodOnTheManifest() async throws {
         let corpus = try Corpus()
         var image = corpus.image
         image.entries[try corpus.index(of: "manifest.json")].method = 12
-        try expectRefusedWithOldVersionServing(
+        try await expectRefusedWithOldVersionServing(
             corpus, "bzip2-manifest", image.write(.classic).bytes,
             as: "archiveMalformed.unsupportedCompressionMethod")
     }
@@ -400,12 +419,12 @@ import Testing
     /// The reported trap: a ZIP64 local-header offset on an entry read before the signature. At 2^63 and above
     /// ZIPFoundation trapped (SIGILL converting it to `off_t`); at 2^62 it silently ended its iteration there.
     @Test(arguments: [UInt64(1) << 62, UInt64(1) << 63, UInt64.max])
-    func zip64LocalHeaderOffsetOnTheSignature(offset: UInt64) throws {
+    func zip64LocalHeaderOffsetOnTheSignature(offset: UInt64) async throws {
         let corpus = try Corpus()
         let (bytes, fields) = corpus.image.write(.zip64)
         let field = try #require(
             fields.first { $0.name.hasPrefix("entry1(") && $0.name.hasSuffix(".zip64.localHeaderOffset") })
-        try expectRefusedWithOldVersionServing(
+        try await expectRefusedWithOldVersionServing(
             corpus, "zip64-offset-\(offset)", bytes.patching(field, with: offset), as: "archiveMalformed")
     }
 
@@ -415,10 +434,10 @@ import Testing
     func expectRefusedWithOldVersionServing(
         _ corpus: Corpus, _ name: String, _ bytes: [UInt8], as caseName: String, inspectReadsIt: Bool = true,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) throws {
+    ) async throws {
         let url = try corpus.write(name, bytes)
         let storeRoot = try corpus.storeCopy(name)
-        let outcome = try Self.runChild(package: url, publicKey: corpus.publicKey, store: storeRoot)
+        let outcome = try await Self.runChild(package: url, publicKey: corpus.publicKey, store: storeRoot)
         let operations = inspectReadsIt ? ["VERIFY", "INSPECT", "INSTALL"] : ["VERIFY", "INSTALL"]
         for problem in Self.problems(outcome, .refused, operations: operations) {
             Issue.record("case \(name): \(problem) — \(outcome)", sourceLocation: sourceLocation)

@@ -86,6 +86,22 @@ public struct ChildProcess {
             timedOut: timedOut, standardOutput: collectedOutput.data, standardError: collectedErrors.data)
     }
 
+    /// The same, from async code: on a thread of its own, since waiting for a child must not hold one of the
+    /// few threads of Swift's cooperative pool (every other test of the process needs them).
+    public static func run(
+        _ executable: URL, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        limit: Duration = .seconds(120)
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Swift.Result {
+                        try run(executable, arguments: arguments, environment: environment, limit: limit) as Result
+                    })
+            }.start()
+        }
+    }
+
     /// A pipe whose ends are not inherited by children spawned meanwhile on other threads (`dup2` clears the
     /// flag on the child's own copy).
     private static func makePipe() throws -> (read: Int32, write: Int32) {

@@ -38,6 +38,8 @@ public actor BridgeEngine {
     private var backlog: [PendingPost] = []
     /// Handling page messages gets this much of each turn of the engine's loop (about a quarter of a frame).
     static let turnBudget: Duration = .milliseconds(4)
+    /// Messages handled in a turn before the budget is looked at.
+    static let minimumPerTurn = 64
     /// The token of the main frame's current document, learnt from its hello; nil between a navigation and
     /// the new document's hello. Native → page calls are addressed to it.
     private var mainDocumentToken: String?
@@ -190,6 +192,7 @@ public actor BridgeEngine {
     /// them (the engine may hand over many posts in one turn: together they get one budget), and the rest
     /// is handled in background-priority turns, which the engine's executor runs after painting and input.
     private func handleBacklog(until deadline: ContinuousClock.Instant) {
+        var handled = 0
         while !backlog.isEmpty {
             let (frame, reply) = (backlog[backlog.startIndex].frame, backlog[backlog.startIndex].reply)
             guard let inbound = backlog[backlog.startIndex].next(parser) else {
@@ -200,7 +203,10 @@ public actor BridgeEngine {
             case .success(let message): handle(message, sender: Sender(message, frame: frame), reply: reply)
             case .failure(let error): refuse(error, reply: reply)
             }
-            if ContinuousClock.now >= deadline { break }
+            handled += 1
+            // A turn always makes some progress, so an ordinary post (a few calls) is answered before its
+            // handler returns however slow the machine is at that moment.
+            if handled >= Self.minimumPerTurn, ContinuousClock.now >= deadline { break }
         }
         if !backlog.isEmpty {
             Task(priority: .background) { self.handleBacklog(until: .now + Self.turnBudget) }
