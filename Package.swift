@@ -195,7 +195,11 @@ let package = Package(
         .testTarget(
             name: "HybridUpdateServerTests",
             // HybridTestSupport for ZipImage: hostile zips in the served directory.
-            dependencies: ["HybridUpdateServer", "HybridPackagesHTTP", "HybridPackages", "HybridTestSupport"]
+            dependencies: [
+                "HybridUpdateServer", "HybridPackagesHTTP", "HybridPackages", "HybridTestSupport",
+                // A server event loop of its own (ServerFixture).
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         // The native proxy behind the request hooks' "full proxy" strategy: AsyncHTTPClient, because it keeps
         // response headers as sent (repeated Set-Cookie lines, reason phrase), streams with backpressure and lets

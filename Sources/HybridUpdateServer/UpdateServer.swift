@@ -40,9 +40,12 @@ public final class UpdateServer: Sendable {
     /// Hummingbird's `idleTimeout`, which is a deadline rather than an idle timer: it counts decoded HTTP parts,
     /// not bytes, so a head trickled a byte at a time never resets it, and it never fires while an answer is
     /// being written (a slow download is not cut off).
+    ///
+    /// `eventLoopGroup`: NIO's shared group by default; give the server a group of its own where other work
+    /// in the process may hold the shared one's threads (its timeouts run there).
     public static func start(
         directory: URL, host: String = "127.0.0.1", port: Int = 0, headerTimeout: Duration = defaultHeaderTimeout,
-        logger: Logger? = nil
+        eventLoopGroup: (any EventLoopGroup)? = nil, logger: Logger? = nil
     ) async throws -> UpdateServer {
         let logger = logger ?? Self.quietLogger()
         let catalog = PackageCatalog(directory: directory, logger: logger)
@@ -64,6 +67,7 @@ public final class UpdateServer: Sendable {
                 portSink.yield(channel.localAddress?.port ?? 0)
                 portSink.finish()
             },
+            eventLoopGroupProvider: eventLoopGroup.map { .shared($0) } ?? .singleton,
             logger: logger)
         let task = Task {
             // If binding fails, onServerRunning never runs: end the stream so `start` does not wait forever.

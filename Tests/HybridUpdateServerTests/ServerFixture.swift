@@ -1,6 +1,7 @@
 import Foundation
 import HybridPackages
 import HybridUpdateServer
+import NIOPosix
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -53,9 +54,14 @@ final class ServerFixture {
         }
     }
 
+    /// The server runs on an event loop of its own: its timeouts are what several tests measure, and the rest
+    /// of the test process (engine tests, HTTP clients) keeps NIO's shared loops busy.
     func startServer(headerTimeout: Duration = UpdateServer.defaultHeaderTimeout) async throws -> UpdateServer {
-        try await UpdateServer.start(directory: served, headerTimeout: headerTimeout)
+        try await UpdateServer.start(
+            directory: served, headerTimeout: headerTimeout, eventLoopGroup: Self.serverLoop)
     }
+
+    static let serverLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     func openStore() throws -> PackageStore {
         try PackageStore(
