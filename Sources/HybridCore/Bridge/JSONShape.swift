@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A single pass over JSON bytes that bounds nesting depth before any decoder sees them.
 ///
 /// Foundation's decoders recurse per level; a 10,000-deep payload must be refused here, cheaply,
@@ -81,12 +87,14 @@ enum JSONShape {
         func escape(at index: Int) -> String {
             String(decoding: bytes[index..<min(index + 6, bytes.count)], as: UTF8.self)
         }
+        guard let base = bytes.baseAddress else { return nil }
         var index = 0
         while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "\\") else {
-                index += 1
-                continue
+            // Straight to the next backslash: most payloads have none, and memchr skips them fast.
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "\\")), bytes.count - index) else {
+                return nil
             }
+            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             guard let first = unit(at: index) else {
                 index += 2  // any other escape: the backslash and the character it escapes
                 continue
