@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs what HybridKit needs on Debian 12 (bookworm): WebKitGTK and its headers, and a virtual X server.
+# Installs what HybridKit needs on Debian 12 (bookworm): WebKitGTK and its headers, a virtual X server, and
+# TypeScript's tsc (for the type-declaration tests).
 # The Swift toolchain (6.x) is expected on PATH. Safe to run again; needs root (or sudo).
 set -euo pipefail
 
-packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config unzip)
+# node-typescript: tsc, which the tests use to type-check Sources/HybridCore/Resources/types/hybrid.d.ts.
+packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config unzip node-typescript)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

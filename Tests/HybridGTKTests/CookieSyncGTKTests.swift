@@ -159,6 +159,9 @@ extension CookieGTKTests {
             #expect(!(try await app.nativeGET(siteA.appendingPathComponent("echo"))).contains("paged\(tag)"))
         }
 
+        /// Run on a custom-scheme page, where WebKit keeps no cookies at all (`webKitKeepsNoCookiesForACustomSchemePage`)
+        /// and `document.cookie` is HybridKit's shim over the jar: the refusal is the jar's own domain check, not the
+        /// engine's. (On an http page WebKit refuses such a write before the jar could see it.)
         @Test @GTKActor func aPageCannotSetACookieForAnotherSite() async throws {
             let root = try temporaryRoot("cookies-other-site")
             defer { try? FileManager.default.removeItem(at: root) }
@@ -168,19 +171,49 @@ extension CookieGTKTests {
             let jar = CookieJar()
             let app = try await CookieHarness(jar: jar, sites: sites, root: root)
             defer { app.close() }
-            try await app.load(try #require(URL(string: sites.a.origin + "/page.html")))
+            try await app.load(try #require(URL(string: "hybrid://127.0.0.1:\(sites.a.port)/index.html")))
+            try await app.js("window.hybridCookies.ready.then(() => { window.__cookiesReady = true; }); true")
+            try await app.waitFor("window.__cookiesReady")
 
-            try await app.js("document.cookie = 'evil\(tag)=1; domain=127.0.0.2; path=/'")
-            try await app.js("document.cookie = 'evilSuffix\(tag)=1; domain=com; path=/'")
+            // The shim's own write call, to read native's answer for each cookie string.
+            try await app.js(
+                """
+                window.__answers = undefined;
+                Promise.all(['evil\(tag)=1; domain=127.0.0.2; path=/', 'evilSuffix\(tag)=1; domain=com; path=/',
+                             'fineFirst\(tag)=1; domain=127.0.0.1; path=/'].map((cookie) =>
+                  hybrid.call('hybrid.cookies', 'write', { url: location.href, cookie }).then(
+                    (answer) => (answer.accepted ? 'accepted' : 'refused: ' + answer.reason), (e) => e.code)))
+                  .then((all) => { window.__answers = all; });
+                true
+                """)
+            try await app.waitFor("window.__answers !== undefined")
+            let answers = try JSONDecoder().decode(
+                [String].self, from: Data((try await app.js("window.__answers") ?? "[]").utf8))
+            #expect(answers.count == 3)
+            #expect(
+                answers.first == "refused: Domain=127.0.0.2 does not domain-match the request host '127.0.0.1'.",
+                "\(answers)")
+            #expect(
+                answers.dropFirst().first?.hasPrefix("refused: Domain=com is a public suffix") == true, "\(answers)")
+            #expect(answers.last == "accepted", "\(answers)")
+
+            // And the way a page writes them.
+            try await app.js("document.cookie = 'evil\(tag)=2; domain=127.0.0.2; path=/'")
+            try await app.js("document.cookie = 'evilSuffix\(tag)=2; domain=com; path=/'")
             // A legitimate write after them: once it arrived, the refused ones would have too.
             try await app.js("document.cookie = 'fine\(tag)=1; path=/'")
             try await waitUntil(timeout: .seconds(10)) { jar.allCookies().contains { $0.name == "fine\(tag)" } }
             await app.sync.settle()
             let names = Set(jar.allCookies().map(\.name))
+            #expect(names.contains("fineFirst\(tag)"))
             #expect(!names.contains("evil\(tag)"))
             #expect(!names.contains("evilSuffix\(tag)"))
+            try await app.waitFor("document.cookie.includes('fine\(tag)=1')")
+            #expect(!(try await app.documentCookie).contains("evil"))
             let atB = try #require(URL(string: sites.b.origin + "/echo"))
             #expect(!(try await app.nativeGET(atB)).contains("evil"))
+            let engineNames = try await app.view.cookieStore.cookies(for: nil).map(\.name)
+            #expect(!engineNames.contains { $0.hasPrefix("evil") })
         }
     }
 }

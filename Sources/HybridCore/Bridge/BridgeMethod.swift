@@ -20,6 +20,10 @@ public struct BridgeMethod: Sendable {
 
     static func decode<Args: Decodable>(_ type: Args.Type, from payload: Substring.UTF8View) throws(BridgeError) -> Args
     {
+        // Decided here, not by the platform's decoder: a lone surrogate is refused the same way everywhere.
+        if let escape = JSONShape.loneSurrogateEscape(in: payload) {
+            throw .badArguments("arguments hold a lone UTF-16 surrogate (\(escape)); strings must be valid Unicode")
+        }
         do {
             return try decoder.decode(Args.self, from: Data(payload))
         } catch let error as DecodingError {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A single pass over JSON bytes that bounds nesting depth before any decoder sees them.
 ///
 /// Foundation's decoders recurse per level; a 10,000-deep payload must be refused here, cheaply,
@@ -46,6 +52,65 @@ enum JSONShape {
         if inString { return "payload has an unterminated string" }
         if depth != 0 { return "payload has unbalanced brackets" }
         if !sawValue { return "payload is empty" }
+        return nil
+    }
+
+    /// The first `\uXXXX` escape in `bytes` that names a lone UTF-16 surrogate (a high one not followed by a
+    /// low one, or a low one on its own), as written; nil when there is none. `JSON.stringify` writes a lone
+    /// surrogate this way, and no decoder can turn it into a Swift string faithfully: the bridge refuses it
+    /// (`bad_arguments`) instead of leaving the outcome to the JSON decoder of the platform.
+    static func loneSurrogateEscape<Bytes: Collection>(in bytes: Bytes) -> String? where Bytes.Element == UInt8 {
+        if let result = bytes.withContiguousStorageIfAvailable({ findLoneSurrogate($0) }) { return result }
+        return Array(bytes).withUnsafeBufferPointer { findLoneSurrogate($0) }
+    }
+
+    private static func findLoneSurrogate(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        func hexValue(_ byte: UInt8) -> UInt16? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt16(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt16(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt16(byte - UInt8(ascii: "A") + 10)
+            default: nil
+            }
+        }
+        /// The code unit of a `\uXXXX` escape starting at `index` (the backslash), if there is one.
+        func unit(at index: Int) -> UInt16? {
+            guard index + 5 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else { return nil }
+            var value: UInt16 = 0
+            for offset in 2...5 {
+                guard let digit = hexValue(bytes[index + offset]) else { return nil }
+                value = value << 4 | digit
+            }
+            return value
+        }
+        func escape(at index: Int) -> String {
+            String(decoding: bytes[index..<min(index + 6, bytes.count)], as: UTF8.self)
+        }
+        guard let base = bytes.baseAddress else { return nil }
+        var index = 0
+        while index < bytes.count {
+            // Straight to the next backslash: most payloads have none, and memchr skips them fast.
+            guard let found = memchr(base + index, Int32(UInt8(ascii: "\\")), bytes.count - index) else {
+                return nil
+            }
+            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            guard let first = unit(at: index) else {
+                index += 2  // any other escape: the backslash and the character it escapes
+                continue
+            }
+            switch first {
+            case 0xD800...0xDBFF:
+                guard let second = unit(at: index + 6), (0xDC00...0xDFFF).contains(second) else {
+                    return escape(at: index)
+                }
+                index += 12
+            case 0xDC00...0xDFFF:
+                return escape(at: index)
+            default:
+                index += 6
+            }
+        }
         return nil
     }
 }

@@ -1,5 +1,7 @@
-// Type declarations for HybridKit's page runtime (`window.hybrid`) and its WebViewJavascriptBridge shim.
-// Ship this file with your H5 project (or reference it with /// <reference path="hybrid.d.ts" />).
+// Type declarations for HybridKit's page runtime (`window.hybrid`), its WebViewJavascriptBridge shim, the
+// `document.cookie` shim of custom-scheme pages (`window.hybridCookies`) and the request hooks
+// (`window.__hybridRequests`). Ship this file with your H5 project (or reference it with
+// /// <reference path="hybrid.d.ts" />). HybridCoreTests type-checks it, and a page using every API, with tsc --strict.
 
 /** What went wrong with a bridge call. */
 export type HybridErrorCode =
@@ -78,19 +80,65 @@ export interface Hybrid {
   readonly HybridError: new (code: HybridErrorCode, message: string, details?: unknown) => HybridError;
 }
 
+/** Answers a WebViewJavascriptBridge call: what the caller's `responseCallback` receives. */
+export type WVJBResponseCallback = (response?: any) => void;
+
+/** A JavaScript handler native code can call by name (`callJavaScript`). */
+export type WVJBHandler = (data: any, responseCallback: WVJBResponseCallback) => void;
+
 /** WebViewJavascriptBridge's API, for existing H5 code. */
 export interface WebViewJavascriptBridge {
-  registerHandler(name: string, handler: (data: any, responseCallback: (response?: any) => void) => void): void;
-  callHandler(name: string, data?: any, responseCallback?: (response: any) => void): void;
+  /** Registers a handler native code can call; it answers through `responseCallback`. */
+  registerHandler(name: string, handler: WVJBHandler): void;
+  /** Calls a native handler (a method of the `wvjb` module, under any name) with no data. */
   callHandler(name: string, responseCallback: (response: any) => void): void;
+  /** Calls a native handler (a method of the `wvjb` module, under any name). */
+  callHandler(name: string, data?: any, responseCallback?: (response: any) => void): void;
+  /** Present for compatibility: alerts never block the bridge, so there is nothing to disable. */
   disableJavscriptAlertBoxSafetyTimeout(): void;
+}
+
+/** What the page's `setupWebViewJavascriptBridge` queues in `window.WVJBCallbacks` until the bridge appears. */
+export type WVJBCallback = (bridge: WebViewJavascriptBridge) => void;
+
+/** The library's page-side setup function (pages define it themselves; its queue and iframe are supported). */
+export type SetupWebViewJavascriptBridge = (callback: WVJBCallback) => void;
+
+/** `document.cookie` on custom-scheme pages (`window.hybridCookies`, injected by `DocumentCookieBridge`). */
+export interface HybridCookies {
+  /** Resolves once the jar's cookies for this page have arrived (one bridge round trip after the document starts). */
+  readonly ready: Promise<void>;
+}
+
+/** How the request hooks handle the page's requests. */
+export type HybridRequestStrategy = 'off' | 'bodyByID' | 'fullProxy';
+
+/** The request hooks of this page (`window.__hybridRequests`, on pages of hooked schemes). */
+export interface HybridRequests {
+  /** Whether this page's requests are hooked now (switched on by native, by the page, and not degraded). */
+  readonly enabled: boolean;
+  /** The strategy in force: 'off' when the hooks are off. */
+  readonly strategy: HybridRequestStrategy;
+  /** Switches this page's own hooks off (and back on). */
+  setEnabled(on: boolean): void;
+  /** Hooks another window of this page (e.g. a frame it made) as this page. */
+  hooksRealm(child: Window): void;
 }
 
 declare global {
   interface Window {
     readonly hybrid: Hybrid;
-    readonly WebViewJavascriptBridge: WebViewJavascriptBridge;
-    WVJBCallbacks?: Array<(bridge: WebViewJavascriptBridge) => void>;
+    /** Absent while the page's first scripts run; it appears once the document is parsed. */
+    readonly WebViewJavascriptBridge?: WebViewJavascriptBridge;
+    WVJBCallbacks?: WVJBCallback[];
+    /** Only on custom-scheme pages with the document.cookie shim. */
+    readonly hybridCookies?: HybridCookies;
+    /** Only on pages of a hooked scheme. */
+    readonly __hybridRequests?: HybridRequests;
+  }
+  interface DocumentEventMap {
+    /** The older WebViewJavascriptBridge signal: dispatched on `document` when the bridge appears. */
+    WebViewJavascriptBridgeReady: Event;
   }
   const hybrid: Hybrid;
 }

@@ -1,0 +1,21 @@
+// Deliberate mistakes, one per line marked `// error`: TypeDeclarationsTests expects tsc to report each of them,
+// which shows that the type check can fail and that hybrid.d.ts is strict where it should be.
+import type { HybridErrorCode, HybridRequestStrategy, WebViewJavascriptBridge } from './hybrid';
+
+async function mistakes(bridge: WebViewJavascriptBridge): Promise<void> {
+  await hybrid.call(42, 'info'); // error
+  hybrid.on('recovered', (report) => report.reason === 'exploded'); // error
+  const code: HybridErrorCode = 'oops'; // error
+  hybrid.handle('x', 'not a function'); // error
+  window.hybrid = hybrid; // error
+  await window.hybridCookies.ready; // error
+  window.__hybridRequests?.setEnabled('no'); // error
+  const strategy: HybridRequestStrategy = 'anchors'; // error
+  bridge.registerHandler('JS Echo', (data: unknown, respond: number) => respond); // error
+  bridge.callHandler(); // error
+  window.WebViewJavascriptBridge.callHandler('ObjC Echo'); // error
+  hybrid.nope(); // error
+  console.log(code, strategy);
+}
+
+void mistakes;

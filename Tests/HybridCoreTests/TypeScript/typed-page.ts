@@ -1,0 +1,117 @@
+// A page that uses every page-facing API HybridKit documents, typed with hybrid.d.ts. TypeDeclarationsTests copies
+// it next to the declarations and runs `tsc --noEmit --strict` on both: it must type-check without a diagnostic.
+import type {
+  HybridCallOptions,
+  HybridError,
+  HybridErrorCode,
+  HybridModuleCatalog,
+  HybridRecoveryReport,
+  HybridRequestStrategy,
+  SetupWebViewJavascriptBridge,
+  WebViewJavascriptBridge,
+  WVJBCallback,
+} from './hybrid';
+
+interface DeviceInfo {
+  model: string;
+  battery: number;
+}
+
+async function bridge(): Promise<void> {
+  const version: string = hybrid.version;
+  const catalog: HybridModuleCatalog = await hybrid.ready;
+  const methods: string[] | undefined = catalog['device'];
+  const ready: boolean = hybrid.isReady;
+  const modules: HybridModuleCatalog = window.hybrid.modules;
+
+  const info = await hybrid.call<DeviceInfo>('device', 'info');
+  const model: string = info.model;
+  const options: HybridCallOptions = { timeout: 5000 };
+  await hybrid.call('device', 'scan', { dpi: 300 }, options);
+  void hybrid.call<DeviceInfo>('device', 'info', null, (error, result) => {
+    if (error) console.log(error.code, error.message, error.details);
+    else if (result) console.log(result.battery);
+  });
+  void hybrid.call('device', 'info', null, { timeout: 0 }, (error: HybridError | null) => console.log(error));
+
+  try {
+    await hybrid.call('device', 'nope');
+  } catch (e) {
+    if (e instanceof hybrid.HybridError) {
+      const code: HybridErrorCode = e.code;
+      if (code === 'unknown_method' || code === 'denied' || code === 'navigated') console.log(e.name, e.message);
+    }
+  }
+  const made: HybridError = new hybrid.HybridError('internal', 'made by the page', { why: 'test' });
+
+  const offBattery = hybrid.on<{ level: number }>('battery', (b) => console.log(b.level.toFixed(2)));
+  offBattery();
+  hybrid.on('ready', (all: HybridModuleCatalog) => console.log(Object.keys(all)));
+  hybrid.on('error', (error: HybridError) => console.log(error.code));
+  hybrid.on('restore', ({ persisted }) => console.log(persisted === true));
+  hybrid.on('recovered', (report: HybridRecoveryReport) => {
+    const reason: 'crashed' | 'memory' | 'terminated' | 'blank' = report.reason;
+    console.log(reason, report.attempt, report.url ?? '', report.deferred);
+  });
+  const listener = (data: unknown) => console.log(data);
+  hybrid.on('tick', listener);
+  hybrid.off('tick', listener);
+  hybrid.off('tick');
+
+  const unhandle = hybrid.handle<{ dirty: boolean }, boolean>('confirmLeave', async ({ dirty }) => !dirty || confirm('Leave?'));
+  hybrid.handle('sum', (data: number[]) => data.reduce((a, b) => a + b, 0));
+  unhandle();
+  console.log(version, methods, ready, modules, model, made);
+}
+
+// The WebViewJavascriptBridge library's setup snippet, iframe included.
+const setupWebViewJavascriptBridge: SetupWebViewJavascriptBridge = (callback: WVJBCallback) => {
+  if (window.WebViewJavascriptBridge) {
+    return callback(window.WebViewJavascriptBridge);
+  }
+  if (window.WVJBCallbacks) {
+    window.WVJBCallbacks.push(callback);
+    return;
+  }
+  window.WVJBCallbacks = [callback];
+  const frame = document.createElement('iframe');
+  frame.style.display = 'none';
+  frame.src = 'https://__bridge_loaded__';
+  document.documentElement.appendChild(frame);
+  setTimeout(() => document.documentElement.removeChild(frame), 0);
+};
+
+setupWebViewJavascriptBridge((bridge: WebViewJavascriptBridge) => {
+  bridge.disableJavscriptAlertBoxSafetyTimeout();
+  bridge.registerHandler('JS Echo', (data, responseCallback) => responseCallback(data));
+  bridge.registerHandler('JS Silent', (_data, responseCallback) => responseCallback());
+  bridge.callHandler('ObjC Echo', { key: 'value' }, (response) => console.log(response));
+  bridge.callHandler('ObjC Echo', (response) => console.log(response));
+  bridge.callHandler('ObjC Echo', 'fire and forget');
+  bridge.callHandler('ObjC Echo');
+});
+
+document.addEventListener('WebViewJavascriptBridgeReady', (event: Event) => {
+  console.log(event.type, window.WebViewJavascriptBridge?.callHandler('ObjC Echo'));
+});
+
+async function cookiesAndRequests(): Promise<void> {
+  // Custom-scheme pages: document.cookie is the jar's once this resolves.
+  await window.hybridCookies?.ready;
+  console.log(document.cookie);
+
+  const requests = window.__hybridRequests;
+  if (requests) {
+    const strategy: HybridRequestStrategy = requests.strategy;
+    const hooked: boolean = requests.enabled;
+    requests.setEnabled(false);
+    requests.setEnabled(true);
+    const frame = document.createElement('iframe');
+    document.body.appendChild(frame);
+    if (frame.contentWindow) requests.hooksRealm(frame.contentWindow);
+    console.log(strategy, hooked);
+  }
+}
+
+void bridge();
+void cookiesAndRequests();
