@@ -25,28 +25,10 @@ import Testing
     }
 
     func hybrid(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        // Standard error on another thread, so neither pipe can fill up and stall the child.
-        let errors = Mutex(Data())
-        let errorsRead = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let data = stderr.fileHandleForReading.readDataToEndOfFile()
-            errors.withLock { $0 = data }
-            errorsRead.signal()
-        }
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        errorsRead.wait()
-        process.waitUntilExit()
+        let run = try ChildProcess.run(try Self.executable(), arguments: arguments)
         return Run(
-            output: String(decoding: output, as: UTF8.self),
-            errors: String(decoding: errors.withLock { $0 }, as: UTF8.self), status: process.terminationStatus)
+            output: String(decoding: run.standardOutput, as: UTF8.self),
+            errors: String(decoding: run.standardError, as: UTF8.self), status: run.exitStatus ?? -1)
     }
 
     /// A scratch folder with a key pair made by `hybrid keygen` and two versions of a small site.

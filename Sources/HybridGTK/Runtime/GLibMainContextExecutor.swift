@@ -108,7 +108,7 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
     /// Runs the jobs queued so far, until the budget is spent; jobs they enqueue wait for the next turn so
     /// GLib events are not starved. Schedules the next drain when jobs are left.
     private func drain(_ lane: LaneID) {
-        var batch = state.withLock { state in
+        let batch = state.withLock { state in
             switch lane {
             case .interactive: Self.take(&state.interactive)
             case .background: Self.take(&state.background)
