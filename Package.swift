@@ -95,6 +95,8 @@ let package = Package(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                // `hybrid demo` is run as a built executable against tour pages that stop or fail.
+                "HybridTestSupport", "hybrid",
                 "HybridContainer", "HybridContainerGTK", "HybridInterception", "HybridNetwork", "HybridConfig",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",

@@ -15,6 +15,36 @@ enum TourModules {
     struct Tick: Codable, Sendable { let n: Int }
     struct Caller: Codable, Sendable { let origin: String; let verified: Bool; let mainFrame: Bool }
     struct PageTitle: PageContextKey { typealias Value = String }
+    struct LastTickBatch: PageContextKey { typealias Value = TickBatch }
+
+    /// How the bridge delivered the events of one `emitTicks` call with its result, counted natively from
+    /// ``BridgeEngine/stats``: batched means every event and the result left in one evaluation.
+    struct TickBatch: Codable, Sendable, Equatable {
+        let emitted: Int
+        /// Events the bridge counted, from the call until its answer had left.
+        let events: Int
+        /// Evaluations the bridge made in that time.
+        let evaluations: Int
+        let batched: Bool
+        let detail: String
+
+        init(emitted: Int, events: Int, evaluations: Int) {
+            self.emitted = emitted
+            self.events = events
+            self.evaluations = evaluations
+            batched = events == emitted && evaluations == 1
+            let counted =
+                "\(events) event\(events == 1 ? "" : "s") and the result in \(evaluations) evaluation"
+                + (evaluations == 1 ? "" : "s")
+            detail = batched ? "\(counted) (counted natively)" : "not batched: \(counted), \(emitted) emitted"
+        }
+
+        init(emitted: Int, before: BridgeStatistics, after: BridgeStatistics) {
+            self.init(
+                emitted: emitted, events: after.events - before.events,
+                evaluations: after.evaluations - before.evaluations)
+        }
+    }
     struct DemoFailure: Error {}
 
     static let pageOrigin = "app://demo"
@@ -26,8 +56,8 @@ enum TourModules {
                     recorder.record(TourLine(name: report.name, passed: report.ok, detail: report.detail))
                     return true
                 }
-                module.method("done") { (_: NoArguments, _) in
-                    recorder.finish()
+                module.method("done") { (end: TourEnd, _) in
+                    recorder.finish(end)
                     return true
                 }
             },
@@ -53,12 +83,27 @@ enum TourModules {
                     return true
                 }
                 module.method("emitTicks") { (count: Count, call) in
+                    guard let bridge = call.bridge else { throw BridgeError(.closed, "no bridge") }
                     // A sync method runs on the bridge's executor: the events it emits and its own result
-                    // leave in the same batch.
-                    try call.bridge?.assumeIsolated { bridge in
+                    // leave in the same batch, at the end of this job. The bridge's counters say whether they
+                    // did: read them before, and again in the next job on that executor.
+                    let before = try bridge.assumeIsolated { bridge in
+                        let before = bridge.stats
                         for n in 0..<count.count { try bridge.emit("tick", Tick(n: n)) }
+                        return before
                     }
-                    return "emitted \(count.count) events with the result, in one batch"
+                    let page = call.page
+                    Task {
+                        let after = await bridge.stats
+                        page[LastTickBatch.self] = TickBatch(emitted: count.count, before: before, after: after)
+                    }
+                    return count.count
+                }
+                module.method("tickBatch") { (_: NoArguments, call) in
+                    guard let batch = call.page[LastTickBatch.self] else {
+                        throw BridgeError(.internalError, "no emitTicks call has been counted yet")
+                    }
+                    return batch
                 }
                 module.method("askPage") { (ask: Ask, call) async throws -> JSONValue in
                     guard let bridge = call.bridge else { throw BridgeError(.closed, "no bridge") }
