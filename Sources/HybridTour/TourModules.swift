@@ -1,5 +1,6 @@
 import Foundation
 import HybridCore
+import HybridGTK
 
 /// The native modules the demo pages call.
 enum TourModules {
@@ -93,14 +94,21 @@ enum TourModules {
                         return before
                     }
                     let page = call.page
-                    Task {
+                    // The bridge's executor is GTK's main loop: a task isolated to it starts there (not on the
+                    // global pool), in the first job after this one — the one whose end sends the batch.
+                    // (Explicitly urgent: a task made outside any task may land in the loop's background lane.)
+                    Task(priority: .userInitiated) { @GTKActor in
                         let after = await bridge.stats
                         page[LastTickBatch.self] = TickBatch(emitted: count.count, before: before, after: after)
                     }
                     return count.count
                 }
-                module.method("tickBatch") { (_: NoArguments, call) in
-                    guard let batch = call.page[LastTickBatch.self] else {
+                module.method("tickBatch") { (_: NoArguments, call) async throws in
+                    // Counted long before the page can ask (it asks once the events have reached it); wait
+                    // a little all the same rather than answer without the counts.
+                    let page = call.page
+                    _ = await TourWait.until(timeout: .seconds(5)) { page[LastTickBatch.self] != nil }
+                    guard let batch = page[LastTickBatch.self] else {
                         throw BridgeError(.internalError, "no emitTicks call has been counted yet")
                     }
                     return batch
