@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Already in the graph through Hummingbird; named for the update server's HTTP/1 channel handler.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // Already in the graph through Hummingbird; named so the loopback servers shut down gracefully.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Engine-free logic: the port, the bridge, and the JS runtime it injects.
@@ -71,6 +73,7 @@ let package = Package(
                 "HybridCore", "HybridGTK", "HybridOffline", "HybridPackages", "HybridContainer", "HybridContainerGTK",
                 "HybridCookies", "HybridCookieSync", "HybridInterception", "HybridNetwork", "HybridConfig",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -97,6 +100,8 @@ let package = Package(
             name: "HybridGTKTests",
             dependencies: [
                 "HybridCore", "HybridGTK", "HybridTour", "HybridOffline", "HybridPackages",
+                // `hybrid demo` is run as a built executable against tour pages that stop or fail.
+                "HybridTestSupport", "hybrid",
                 "HybridContainer", "HybridContainerGTK", "HybridInterception", "HybridNetwork", "HybridConfig",
                 // Updates over `hybrid serve`'s server, loaded in the real engine.
                 "HybridUpdateServer", "HybridPackagesHTTP",

@@ -7,11 +7,25 @@ public struct TourLine: Sendable, Equatable {
     public let detail: String
 }
 
+/// What a tour page said when it called `tour.done`.
+public struct TourEnd: Sendable, Equatable, Codable {
+    /// The checks the page counted as failed (the tour stopped early with an error: -1).
+    public let failures: Int
+    /// Why the page stopped early, when it did.
+    public let error: String?
+
+    public init(failures: Int, error: String? = nil) {
+        self.failures = failures
+        self.error = error
+    }
+}
+
 /// Collects the lines a tour page reports, and tells when the page says it is done.
 final class TourRecorder: Sendable {
     private struct State {
         var lines: [TourLine] = []
-        var finished = false
+        var end: TourEnd?
+        var timedOut = false
         var waiter: CheckedContinuation<Void, Never>?
     }
     private let state = Mutex(State())
@@ -26,29 +40,42 @@ final class TourRecorder: Sendable {
         onLine(line)
     }
 
-    func finish() {
+    /// The page says it is done (the first time counts).
+    func finish(_ end: TourEnd) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.finished = true
+            if state.end == nil { state.end = end }
             defer { state.waiter = nil }
             return state.waiter
         }
         waiter?.resume()
     }
 
-    /// Waits for ``finish()``, or at most `timeout`; returns whether the page finished.
-    func waitUntilFinished(timeout: Duration) async -> Bool {
+    /// Stops waiting without the page having said it is done.
+    private func wake() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.timedOut = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits for ``finish(_:)``, or at most `timeout`; returns what the page said, or nil when it did not
+    /// finish in time.
+    func waitUntilFinished(timeout: Duration) async -> TourEnd? {
         let timer = Task { [weak self] in
             try await Task.sleep(for: timeout)
-            self?.finish()
+            self?.wake()
         }
         defer { timer.cancel() }
         await withCheckedContinuation { continuation in
             let alreadyDone = state.withLock { state in
-                if !state.finished { state.waiter = continuation }
-                return state.finished
+                let done = state.end != nil || state.timedOut
+                if !done { state.waiter = continuation }
+                return done
             }
             if alreadyDone { continuation.resume() }
         }
-        return !timer.isCancelled
+        return state.withLock { $0.end }
     }
 }

@@ -12,7 +12,8 @@ struct DemoCommand: AsyncParsableCommand {
             compatibility, same- and cross-origin iframes (the cross-origin frame comes from a loopback HTTP server).
             Then the container, driven from native code: a page from a package signed and installed on the spot,
             a main-document redirect, recovery after the web process is killed, a pooled view reused clean.
-            Exits with status 1 when any capability fails.
+            Exits with status 1 when any capability fails, or when the tour page does not finish or counts
+            failures of its own.
             """)
 
     @Option(name: .long, help: "Save a PNG of what the page shows at the end.", completion: .file(extensions: ["png"]))
@@ -21,26 +22,37 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds to wait for the page to finish.")
     var timeout: Int = 60
 
+    @Option(
+        name: .customLong("tour-page"),
+        help: ArgumentHelp("Run another page under the demo pages instead of the bridge tour.", visibility: .hidden))
+    var tourPage: String = BridgeTour.defaultPage
+
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
         global.bootstrapLogging()
         // With --verbose the tour ends with the counters and timers the library reported on its way.
         let metrics = global.verbose ? MetricsSummary.installed() : nil
-        let report = try await DemoTour.run(screenshot: screenshot != nil, timeout: .seconds(timeout)) { line in
+        let report = try await DemoTour.run(
+            page: tourPage, screenshot: screenshot != nil, timeout: .seconds(timeout)
+        ) { line in
             print("\(line.passed ? "PASS" : "FAIL")  \(line.name) — \(line.detail)")
         }
         if let screenshot, let image = report.screenshot {
             try image.write(to: URL(fileURLWithPath: screenshot))
             print("screenshot: \(screenshot) (\(image.count) bytes)")
         }
-        let failed = report.lines.filter { !$0.passed }.count
-        if !report.finished { print("FAIL  the tour page did not finish within \(timeout) s") }
+        let failedLines = report.lines.filter { !$0.passed }.count
+        if let problem = report.problem {
+            print("FAIL  \(report.finished ? problem : "\(problem) within \(timeout) s")")
+        }
         if let metrics {
             print("telemetry (swift-metrics):")
             for line in metrics.lines() { print("  \(line)") }
         }
-        print("\(report.lines.count - failed) passed, \(failed) failed")
+        // The tour page's own problem (it did not finish, or counted failures) is one more failure.
+        let failed = failedLines + (report.problem == nil ? 0 : 1)
+        print("\(report.lines.count - failedLines) passed, \(failed) failed")
         if !report.passed { throw ExitCode(1) }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import HybridGTK
-import HybridTour
 import Testing
+
+@testable import HybridTour
 
 /// The demo's tour, run in the real engine: every capability line must pass.
 @Suite(.serialized) struct BridgeTourTests {
@@ -24,5 +25,21 @@ import Testing
         ] {
             #expect(names.contains(required), "missing tour line: \(required)")
         }
+        // The batching the line claims is counted natively, in this engine: five events and the result in one
+        // evaluation.
+        let batched = try #require(report.lines.first { $0.name == "events reach many listeners, batched" })
+        #expect(
+            batched.detail.hasSuffix("5 events and the result in 1 evaluation (counted natively)"), "\(batched.detail)")
+    }
+
+    @Test func theBatchedLineFailsWhenEventsLeaveSeparately() {
+        let batched = TourModules.TickBatch(emitted: 5, events: 5, evaluations: 1)
+        #expect(batched.batched)
+        #expect(batched.detail == "5 events and the result in 1 evaluation (counted natively)")
+        let separate = TourModules.TickBatch(emitted: 5, events: 5, evaluations: 6)
+        #expect(!separate.batched)
+        #expect(separate.detail == "not batched: 5 events and the result in 6 evaluations, 5 emitted")
+        #expect(!TourModules.TickBatch(emitted: 5, events: 4, evaluations: 1).batched)
+        #expect(!TourModules.TickBatch(emitted: 5, events: 5, evaluations: 0).batched)
     }
 }

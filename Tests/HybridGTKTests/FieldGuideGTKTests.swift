@@ -84,8 +84,7 @@ import Testing
         // A stopped server's port refuses connections; .invalid never resolves (RFC 6761).
         let gone = try await LoopbackServer.start(serving: rig.root)
         let refused = "http://127.0.0.1:\(gone.port)/refused.png"
-        gone.stop()
-        try await Task.sleep(for: .milliseconds(200))
+        await gone.shutdown()
         try await rig.show(
             """
             <title>resources</title>

@@ -6,8 +6,10 @@ import Synchronization
 /// `hybrid bench bridge`: bridge round trips against a bare `postMessage` → `evaluate_javascript` echo,
 /// measured in the same page of the same engine, interleaved.
 ///
-/// Sequential round trips are timed natively: in a sequential loop the page posts call *i + 1* as soon as
-/// the answer to call *i* arrives, so the time between two arrivals is one full round trip.
+/// Everything is timed natively (the page's clock is coarsened to 1 ms). Sequential round trips: in a
+/// sequential loop the page posts call *i + 1* as soon as the answer to call *i* arrives, so the time between
+/// two arrivals is one full round trip. Many calls in flight: from the evaluation that starts a round to the
+/// arrival of the page's message that every answer is in.
 public enum BridgeBenchmark {
     public struct Options: Sendable {
         public var calls = 2000
@@ -58,16 +60,22 @@ public enum BridgeBenchmark {
         }
     }
 
-    /// Hears the page say a phase is over.
+    /// Hears the page say a phase is over, and when (natively).
     final class PhaseEnd: ScriptMessageHandler, @unchecked Sendable {
+        typealias Arrival = (text: String, arrived: ContinuousClock.Instant)
         // Used on the engine's executor only.
-        private var waiter: CheckedContinuation<String, Never>?
+        private var waiter: CheckedContinuation<Arrival, Never>?
         func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+            let arrived = ContinuousClock.now
             guard case .string(let text) = message.body else { return }
-            waiter?.resume(returning: text)
+            waiter?.resume(returning: (text, arrived))
             waiter = nil
         }
         @GTKActor func wait(starting start: () -> Void) async -> String {
+            await waitTimed(starting: start).text
+        }
+        /// The page's message and the native time it arrived.
+        @GTKActor func waitTimed(starting start: () -> Void) async -> Arrival {
             await withCheckedContinuation { continuation in
                 waiter = continuation
                 start()
@@ -78,7 +86,6 @@ public enum BridgeBenchmark {
     private struct PhaseResult: Decodable {
         let ok: Bool
         let error: String?
-        let perSecond: Double?
     }
 
     @GTKActor
@@ -114,22 +121,32 @@ public enum BridgeBenchmark {
         try view.load(EngineRequest(url: url))
         await loaded.wait()
 
-        func phase(_ kind: String, size: Int, count: Int) async throws -> PhaseResult {
-            let json = await end.wait {
-                view.evaluateJavaScriptIgnoringResult("runPhase('\(kind)', \(size), \(count), \(options.rounds))")
+        /// Runs one phase; returns how long it took natively, from just before the evaluation that starts it
+        /// to the arrival of the page's message that it is over.
+        func phase(_ kind: String, size: Int, count: Int) async throws -> Duration {
+            var started = ContinuousClock.now
+            let (json, arrived) = await end.waitTimed {
+                started = .now
+                view.evaluateJavaScriptIgnoringResult("runPhase('\(kind)', \(size), \(count))")
             }
             let result = try JSONDecoder().decode(PhaseResult.self, from: Data(json.utf8))
             guard result.ok else { throw BenchError.pageFailed(result.error ?? "unknown") }
-            return result
+            return arrived - started
         }
         func roundTrips(_ log: ArrivalLog, _ kind: String, size: Int, count: Int) async throws -> [Double] {
             _ = log.take()
             _ = try await phase(kind, size: size, count: count + 1)
             let times = log.take()
-            return zip(times.dropFirst(), times).map { later, earlier in
-                let elapsed = (later - earlier).components
-                return Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12
+            return zip(times.dropFirst(), times).map { later, earlier in microseconds(later - earlier) }
+        }
+        /// Calls per second with `count` in flight: the median over the rounds, each timed natively.
+        func inFlight(_ kind: String, size: Int, count: Int) async throws -> Double {
+            var rates: [Double] = []
+            for _ in 0..<max(1, options.rounds) {
+                let elapsed = microseconds(try await phase(kind, size: size, count: count))
+                rates.append(elapsed > 0 ? Double(count) * 1e6 / elapsed : 0)
             }
+            return percentile(rates, 0.5)
         }
 
         var figures: [BenchFigure] = []
@@ -149,8 +166,8 @@ public enum BridgeBenchmark {
                 bare += try await roundTrips(echo.arrivals, "bare-seq", size: size, count: calls / blocks)
                 bridge += try await roundTrips(bridgeArrivals, "bridge-seq", size: size, count: calls / blocks)
             }
-            let bareFlight = try await phase("bare-flight", size: size, count: flightCount).perSecond ?? 0
-            let bridgeFlight = try await phase("bridge-flight", size: size, count: flightCount).perSecond ?? 0
+            let bareFlight = try await inFlight("bare-flight", size: size, count: flightCount)
+            let bridgeFlight = try await inFlight("bridge-flight", size: size, count: flightCount)
             _ = echo.arrivals.take()
             _ = bridgeArrivals.take()
 
@@ -175,6 +192,11 @@ public enum BridgeBenchmark {
             ]
         }
         return figures
+    }
+
+    static func microseconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) * 1e6 + Double(parts.attoseconds) / 1e12
     }
 
     static func percentile(_ samples: [Double], _ p: Double) -> Double {

@@ -6,15 +6,15 @@ import HybridGTK
 public enum DemoTour {
     @GTKActor
     public static func run(
-        screenshot: Bool = false, timeout: Duration = .seconds(60),
+        page: String = BridgeTour.defaultPage, screenshot: Bool = false, timeout: Duration = .seconds(60),
         onLine: @escaping @Sendable (TourLine) -> Void = { _ in }
     ) async throws -> BridgeTour.Report {
-        let bridge = try await BridgeTour.run(screenshot: screenshot, timeout: timeout, onLine: onLine)
+        let bridge = try await BridgeTour.run(page: page, screenshot: screenshot, timeout: timeout, onLine: onLine)
         var lines = bridge.lines
         await ContainerTour.run { line in
             lines.append(line)
             onLine(line)
         }
-        return BridgeTour.Report(lines: lines, finished: bridge.finished, screenshot: bridge.screenshot)
+        return BridgeTour.Report(lines: lines, end: bridge.end, screenshot: bridge.screenshot)
     }
 }
