@@ -93,7 +93,10 @@ let package = Package(
         .target(name: "HybridTestSupport", path: "Tests/HybridTestSupport"),
         .testTarget(
             name: "HybridCoreTests",
-            dependencies: ["HybridCore", "HybridContainer", "HybridConfig", "HybridInterception", "HybridPackages"],
+            dependencies: [
+                "HybridCore", "HybridContainer", "HybridConfig", "HybridInterception", "HybridPackages",
+                "HybridTestSupport",
+            ],
             // Pages type-checked against hybrid.d.ts with tsc (TypeDeclarationsTests), not resources.
             exclude: ["TypeScript"]),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import Testing
 
 /// `hybrid.d.ts` is checked with TypeScript (`tsc --noEmit --strict`): the declarations themselves, a page that
@@ -21,7 +22,7 @@ import Testing
 
     /// Copies the declarations and `page` into a fresh folder (the page imports './hybrid', as a user's would)
     /// and type-checks them. Returns tsc's exit status and its diagnostics (stdout and stderr).
-    func check(page: String) throws -> (status: Int32, diagnostics: String) {
+    func check(page: String) async throws -> (status: Int32, diagnostics: String) {
         let tsc = try #require(
             Self.tsc(),
             "tsc (TypeScript) is not installed: run scripts/install-deps.sh (Debian package node-typescript)")
@@ -32,36 +33,31 @@ import Testing
         try FileManager.default.copyItem(
             at: Self.pages.appendingPathComponent(page), to: folder.appendingPathComponent(page))
 
-        let process = Process()
-        process.executableURL = tsc
-        process.currentDirectoryURL = folder
-        process.arguments = [
-            "--noEmit", "--strict", "--pretty", "false", "--target", "es2020", "--lib", "es2020,dom",
-            "hybrid.d.ts", page,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        // In the folder, so diagnostics name the files as the page's author would see them; off Swift's
+        // cooperative pool, which a test waiting for a child must not hold (see ChildProcess).
+        let run = try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            arguments: [
+                "-c", #"cd "$0" && exec "$@" 2>&1"#, folder.path, tsc.path, "--noEmit", "--strict", "--pretty", "false",
+                "--target", "es2020", "--lib", "es2020,dom", "hybrid.d.ts", page,
+            ])
+        return (run.exitStatus ?? -1, String(decoding: run.standardOutput, as: UTF8.self))
     }
 
-    @Test func theDeclarationsAndAPageUsingEveryAPICheckClean() throws {
-        let result = try check(page: "typed-page.ts")
+    @Test func theDeclarationsAndAPageUsingEveryAPICheckClean() async throws {
+        let result = try await check(page: "typed-page.ts")
         #expect(result.status == 0, "tsc exited with \(result.status)")
         #expect(result.diagnostics.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(result.diagnostics)")
     }
 
-    @Test func aMistypedPageFailsOnEveryMistake() throws {
+    @Test func aMistypedPageFailsOnEveryMistake() async throws {
         let source = try String(contentsOf: Self.pages.appendingPathComponent("mistyped-page.ts"), encoding: .utf8)
         let marked = Set(
             source.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
                 .filter { $0.element.hasSuffix("// error") }.map { $0.offset + 1 })
         #expect(marked.count >= 10)
 
-        let result = try check(page: "mistyped-page.ts")
+        let result = try await check(page: "mistyped-page.ts")
         #expect(result.status != 0, "tsc accepted the mistyped page")
         // Diagnostics read `mistyped-page.ts(<line>,<column>): error TS…`.
         let reported = Set(
@@ -77,7 +73,7 @@ import Testing
     }
 
     /// Every global the injected scripts define for pages is declared.
-    @Test func everyGlobalTheRuntimeDefinesIsDeclared() throws {
+    @Test func everyGlobalTheRuntimeDefinesIsDeclared() async throws {
         let scripts = [
             "Sources/HybridCore/Resources/js/bridge.js", "Sources/HybridCore/Resources/js/wvjb.js",
             "Sources/HybridCookieSync/Resources/js/document-cookie.js",

@@ -76,38 +76,19 @@ import Testing
         }
     }
 
-    func demo(_ arguments: [String]) throws -> DemoRun {
+    /// Runs the built `hybrid demo` to its end, off Swift's cooperative pool (it takes a while, and a test that
+    /// holds one of the pool's threads starves every other test of the process).
+    func demo(_ arguments: [String]) async throws -> DemoRun {
         let hybrid = try #require(
             builtExecutable(named: "hybrid"), "the hybrid executable was not built next to the tests")
-        let process = Process()
-        process.executableURL = hybrid
-        process.arguments = ["demo"] + arguments
-        // Files, not pipes: neither stream can fill up and stall the demo while the other is read.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outURL = folder.appendingPathComponent("out")
-        let errURL = folder.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        process.waitUntilExit()
+        let run = try await ChildProcess.run(hybrid, arguments: ["demo"] + arguments, limit: .seconds(300))
         return DemoRun(
-            status: process.terminationStatus,
-            output: try String(contentsOf: outURL, encoding: .utf8),
-            errors: try String(contentsOf: errURL, encoding: .utf8))
+            status: run.exitStatus ?? -1, output: String(decoding: run.standardOutput, as: UTF8.self),
+            errors: String(decoding: run.standardError, as: UTF8.self))
     }
 
-    @Test func theDemoFailsAndSaysSoWhenTheTourStopsHalfway() throws {
-        let run = try demo(["--tour-page", Self.stopsHalfway, "--timeout", "4"])
+    @Test func theDemoFailsAndSaysSoWhenTheTourStopsHalfway() async throws {
+        let run = try await demo(["--tour-page", Self.stopsHalfway, "--timeout", "4"])
         #expect(run.status == 1, "\(run.output)\n\(run.errors)")
         #expect(run.output.contains("PASS  first check"))
         #expect(run.output.contains("FAIL  the tour page did not finish within 4 s"), "\(run.output)")
@@ -115,8 +96,8 @@ import Testing
         #expect(run.alarmingLogLines.isEmpty, "\(run.alarmingLogLines)")
     }
 
-    @Test func theDemoFailsAndSaysSoWhenTheTourCountsFailures() throws {
-        let run = try demo(["--tour-page", Self.reportsFailure])
+    @Test func theDemoFailsAndSaysSoWhenTheTourCountsFailures() async throws {
+        let run = try await demo(["--tour-page", Self.reportsFailure])
         #expect(run.status == 1, "\(run.output)\n\(run.errors)")
         #expect(run.output.contains("PASS  first check"))
         #expect(run.output.contains("FAIL  the tour page reported 2 failed checks"), "\(run.output)")

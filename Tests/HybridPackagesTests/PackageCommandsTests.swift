@@ -24,8 +24,9 @@ import Testing
         try #require(builtExecutable(named: "hybrid"), "the hybrid executable was not built next to the tests")
     }
 
-    func hybrid(_ arguments: [String]) throws -> Run {
-        let run = try ChildProcess.run(try Self.executable(), arguments: arguments)
+    /// Runs the built `hybrid` off Swift's cooperative pool (see ChildProcess).
+    func hybrid(_ arguments: [String]) async throws -> Run {
+        let run = try await ChildProcess.run(try Self.executable(), arguments: arguments)
         return Run(
             output: String(decoding: run.standardOutput, as: UTF8.self),
             errors: String(decoding: run.standardError, as: UTF8.self), status: run.exitStatus ?? -1)
@@ -73,18 +74,18 @@ import Testing
         }
     }
 
-    func workspaceWithKeys() throws -> Workspace {
+    func workspaceWithKeys() async throws -> Workspace {
         let workspace = try Workspace()
-        let keygen = try hybrid(["keygen", "--out", workspace.keys])
+        let keygen = try await hybrid(["keygen", "--out", workspace.keys])
         #expect(keygen.status == 0, "\(keygen.errors)")
         return workspace
     }
 
     // MARK: pack and verify
 
-    @Test func packWritesASignedPackageThatVerifies() throws {
-        let workspace = try workspaceWithKeys()
-        let pack = try hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0")))
+    @Test func packWritesASignedPackageThatVerifies() async throws {
+        let workspace = try await workspaceWithKeys()
+        let pack = try await hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0")))
         #expect(pack.status == 0, "\(pack.errors)")
         #expect(pack.output.contains("packed com.example.shop 1.0.0: 3 files"), "\(pack.output)")
         let zip = workspace.path("shop-1.0.0.zip")
@@ -93,7 +94,7 @@ import Testing
         let inspection = try PackageInspector().inspect(packageAt: URL(fileURLWithPath: zip))
         #expect(pack.output.contains("sha256 \(inspection.sha256)"))
 
-        let verify = try hybrid(["verify", zip, "--key", workspace.publicKey])
+        let verify = try await hybrid(["verify", zip, "--key", workspace.publicKey])
         #expect(verify.status == 0, "\(verify.errors)")
         #expect(verify.output.contains("id:      com.example.shop"))
         #expect(verify.output.contains("version: 1.0.0"))
@@ -106,28 +107,28 @@ import Testing
                 == "com.example.shop")
     }
 
-    @Test func packRefusesBadKeysAndMissingFolders() throws {
-        let workspace = try workspaceWithKeys()
+    @Test func packRefusesBadKeysAndMissingFolders() async throws {
+        let workspace = try await workspaceWithKeys()
         let site = try workspace.site("1.0.0")
 
-        let missingKey = try hybrid(workspace.packArguments("1.0.0", site: site, key: workspace.path("nope.private")))
+        let missingKey = try await hybrid(workspace.packArguments("1.0.0", site: site, key: workspace.path("nope.private")))
         #expect(missingKey.status == 1)
         #expect(
             missingKey.errors.contains("Cannot read key file '\(workspace.path("nope.private"))'"),
             "\(missingKey.errors)")
 
         // The public half where the private key belongs.
-        let publicKey = try hybrid(workspace.packArguments("1.0.0", site: site, key: workspace.publicKey))
+        let publicKey = try await hybrid(workspace.packArguments("1.0.0", site: site, key: workspace.publicKey))
         #expect(publicKey.status == 1)
         #expect(publicKey.errors.contains("holds a public key but a private key is needed"), "\(publicKey.errors)")
 
         let garbage = workspace.path("garbage.private")
         try Data("not a key\n".utf8).write(to: URL(fileURLWithPath: garbage))
-        let malformed = try hybrid(workspace.packArguments("1.0.0", site: site, key: garbage))
+        let malformed = try await hybrid(workspace.packArguments("1.0.0", site: site, key: garbage))
         #expect(malformed.status == 1)
         #expect(malformed.errors.contains("is not a HybridKit key file"), "\(malformed.errors)")
 
-        let noFolder = try hybrid(workspace.packArguments("1.0.0", site: workspace.path("missing")))
+        let noFolder = try await hybrid(workspace.packArguments("1.0.0", site: workspace.path("missing")))
         #expect(noFolder.status == 1)
         #expect(noFolder.errors.contains("is not a directory"), "\(noFolder.errors)")
 
@@ -138,14 +139,14 @@ import Testing
         // Arguments ArgumentParser refuses: usage error (64), with the reason.
         var noServes = workspace.packArguments("1.0.0", site: site)
         noServes.removeSubrange(6...7)
-        let usage = try hybrid(noServes)
+        let usage = try await hybrid(noServes)
         #expect(usage.status == 64)
         #expect(usage.errors.contains("--serves"), "\(usage.errors)")
     }
 
-    @Test func verifyFailsOnATamperedPackageAndAForeignKey() throws {
-        let workspace = try workspaceWithKeys()
-        #expect(try hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"))).status == 0)
+    @Test func verifyFailsOnATamperedPackageAndAForeignKey() async throws {
+        let workspace = try await workspaceWithKeys()
+        #expect(try await hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"))).status == 0)
         let zip = URL(fileURLWithPath: workspace.path("shop-1.0.0.zip"))
 
         // Same size, other bytes: only the manifest's SHA-256 can tell.
@@ -156,34 +157,34 @@ import Testing
         #expect(tampered.contains { $0.path == "content/app.js" })
         let tamperedZip = workspace.path("tampered.zip")
         try Fixture.writeZip(tampered, to: URL(fileURLWithPath: tamperedZip))
-        let verify = try hybrid(["verify", tamperedZip, "--key", workspace.publicKey])
+        let verify = try await hybrid(["verify", tamperedZip, "--key", workspace.publicKey])
         #expect(verify.status == 1)
         #expect(verify.errors.contains("'app.js' does not match its SHA-256 in the manifest"), "\(verify.errors)")
         #expect(!verify.output.contains("OK"))
 
         let otherKeys = workspace.path("keys/other")
-        #expect(try hybrid(["keygen", "--out", otherKeys]).status == 0)
-        let foreign = try hybrid(["verify", zip.path, "--key", otherKeys + ".public"])
+        #expect(try await hybrid(["keygen", "--out", otherKeys]).status == 0)
+        let foreign = try await hybrid(["verify", zip.path, "--key", otherKeys + ".public"])
         #expect(foreign.status == 1)
         #expect(foreign.errors.contains("but this app trusts key"), "\(foreign.errors)")
 
-        let missing = try hybrid(["verify", workspace.path("nothing.zip"), "--key", workspace.publicKey])
+        let missing = try await hybrid(["verify", workspace.path("nothing.zip"), "--key", workspace.publicKey])
         #expect(missing.status == 1)
         #expect(missing.errors.contains("does not exist"), "\(missing.errors)")
     }
 
     // MARK: diff
 
-    @Test func diffWritesASignedDiffThatVerifies() throws {
-        let workspace = try workspaceWithKeys()
-        #expect(try hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"))).status == 0)
+    @Test func diffWritesASignedDiffThatVerifies() async throws {
+        let workspace = try await workspaceWithKeys()
+        #expect(try await hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"))).status == 0)
         let newSite = try workspace.site("1.1.0", extra: ["new.txt": "added"])
         try FileManager.default.removeItem(atPath: newSite + "/assets/unchanged.css")
         try Data("body{color:red}".utf8).write(to: URL(fileURLWithPath: newSite + "/assets/changed.css"))
-        #expect(try hybrid(workspace.packArguments("1.1.0", site: newSite)).status == 0)
+        #expect(try await hybrid(workspace.packArguments("1.1.0", site: newSite)).status == 0)
 
         let out = workspace.path("shop-1.0.0-1.1.0.diff.zip")
-        let diff = try hybrid([
+        let diff = try await hybrid([
             "diff", workspace.path("shop-1.0.0.zip"), workspace.path("shop-1.1.0.zip"), "--key", workspace.privateKey,
             "--out", out,
         ])
@@ -192,14 +193,14 @@ import Testing
         #expect(diff.output.contains("diff com.example.shop 1.0.0 → 1.1.0: 4 changed, 1 removed"), "\(diff.output)")
         #expect(FileManager.default.fileExists(atPath: out))
 
-        let verify = try hybrid(["verify", out, "--key", workspace.publicKey])
+        let verify = try await hybrid(["verify", out, "--key", workspace.publicKey])
         #expect(verify.status == 0, "\(verify.errors)")
         #expect(verify.output.contains("diff:    from 1.0.0, 4 changed, 1 removed"), "\(verify.output)")
         #expect(verify.output.hasSuffix("OK\n"))
 
         // Backwards: refused, nothing written.
         let backwards = workspace.path("backwards.zip")
-        let refused = try hybrid([
+        let refused = try await hybrid([
             "diff", workspace.path("shop-1.1.0.zip"), workspace.path("shop-1.0.0.zip"), "--key", workspace.privateKey,
             "--out", backwards,
         ])
@@ -240,11 +241,11 @@ import Testing
     }
 
     @Test func serveAnswersHTTPUntilTerminated() async throws {
-        let workspace = try workspaceWithKeys()
+        let workspace = try await workspaceWithKeys()
         let directory = workspace.path("served")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let zip = directory + "/shop-1.0.0.zip"
-        #expect(try hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"), out: zip)).status == 0)
+        #expect(try await hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"), out: zip)).status == 0)
 
         let port = try Self.freePort()
         let process = Process()
@@ -295,20 +296,20 @@ import Testing
         await #expect(throws: (any Error).self) { _ = try await get(try #require(URL(string: base + "v1/files/x"))) }
     }
 
-    @Test func serveRefusesAMissingFolderAndABadPort() throws {
+    @Test func serveRefusesAMissingFolderAndABadPort() async throws {
         let workspace = try Workspace()
-        let missing = try hybrid(["serve", workspace.path("missing"), "--port", "0"])
+        let missing = try await hybrid(["serve", workspace.path("missing"), "--port", "0"])
         #expect(missing.status == 1)
         #expect(missing.errors.contains("is not a directory"), "\(missing.errors)")
-        let badPort = try hybrid(["serve", workspace.root.path, "--port", "70000"])
+        let badPort = try await hybrid(["serve", workspace.root.path, "--port", "70000"])
         #expect(badPort.status == 64)
         #expect(badPort.errors.contains("--port must be 0…65535"), "\(badPort.errors)")
     }
 
     // MARK: bench
 
-    @Test func benchCookiesPrintsATableWithItsBaseline() throws {
-        let bench = try hybrid(["bench", "cookies", "--domains", "20", "--cookies-per-domain", "2", "--seconds", "0.1"])
+    @Test func benchCookiesPrintsATableWithItsBaseline() async throws {
+        let bench = try await hybrid(["bench", "cookies", "--domains", "20", "--cookies-per-domain", "2", "--seconds", "0.1"])
         #expect(bench.status == 0, "\(bench.errors)")
         let lines = bench.output.split(separator: "\n").map(String.init)
         let header = try #require(lines.first)
@@ -319,7 +320,7 @@ import Testing
         #expect(
             lines.dropFirst(2).allSatisfy { $0.contains("HTTPCookieStorage") && $0.contains("×") }, "\(bench.output)")
 
-        let json = try hybrid([
+        let json = try await hybrid([
             "bench", "cookies", "--domains", "5", "--cookies-per-domain", "1", "--seconds", "0.05", "--json",
         ])
         #expect(json.status == 0, "\(json.errors)")
@@ -328,7 +329,7 @@ import Testing
         #expect((figure["baseline"] as? NSNumber).map { $0.doubleValue > 0 } == true, "\(figure)")
         #expect((figure["baselineName"] as? String)?.contains("HTTPCookieStorage") == true, "\(figure)")
 
-        let refused = try hybrid(["bench", "cookies", "--seconds", "0"])
+        let refused = try await hybrid(["bench", "cookies", "--seconds", "0"])
         #expect(refused.status == 64)
         #expect(refused.errors.contains("counts and seconds must be positive"), "\(refused.errors)")
     }
