@@ -85,7 +85,7 @@ enum ContainerTour {
                 : "the page shows '\(container.engine.title ?? "nothing")'")
 
         try container.load(try url(base + "start"))
-        let moved = try await TourWait.until {
+        let moved = await TourWait.until {
             container.engine.url?.absoluteString == base + "final.html" && container.engine.title == "final"
         }
         let history = try await container.engine.evaluateJavaScript("history.length") ?? "?"
@@ -110,11 +110,11 @@ enum ContainerTour {
         container.navigationDelegate = events
         defer { container.close() }
         try container.load(try url("app://demo/test/recover.html"))
-        guard try await TourWait.until({ events.finishes > 0 }) else { throw Failure.timedOut("recover.html") }
+        guard await TourWait.until({ events.finishes > 0 }) else { throw Failure.timedOut("recover.html") }
         let before = try await container.engine.evaluateJavaScript("window.loadedAt")
 
         container.engine.terminateWebProcess()
-        let told = try await TourWait.until { !events.posts.isEmpty }
+        let told = await TourWait.until { !events.posts.isEmpty }
         let after = try await container.engine.evaluateJavaScript("window.loadedAt")
         let report = try events.pageReports().first
         let passed = told && after != before && report?["reason"] == "terminated"
@@ -140,7 +140,7 @@ enum ContainerTour {
         let firstEvents = PageEvents()
         first.navigationDelegate = firstEvents
         try first.load(blank)
-        guard try await TourWait.until({ firstEvents.finishes > 0 }) else { throw Failure.timedOut("first page") }
+        guard await TourWait.until({ firstEvents.finishes > 0 }) else { throw Failure.timedOut("first page") }
         // What a fresh view shows after its first load: the pool's blank page may stand before it in history.
         // (A document's count lags behind the engine's list for a moment after load: read it once the bridge is up.)
         _ = await TourWait.until { (try? await first.engine.evaluateJavaScript("hybrid.isReady")) == "true" }
@@ -155,7 +155,7 @@ enum ContainerTour {
         second.navigationDelegate = secondEvents
         defer { second.close() }
         try second.load(blank)
-        guard try await TourWait.until({ secondEvents.finishes > 0 }) else { throw Failure.timedOut("second page") }
+        guard await TourWait.until({ secondEvents.finishes > 0 }) else { throw Failure.timedOut("second page") }
         _ = await TourWait.until { (try? await second.engine.evaluateJavaScript("hybrid.isReady")) == "true" }
         let state = try await second.engine.evaluateJavaScript(
             "[sessionStorage.getItem('left'), typeof window.leftBehind, history.length]")
