@@ -51,6 +51,36 @@ extension ContainerGTKTests {
             #expect(events.gaveUp.isEmpty)
         }
 
+        /// A page loaded from an HTML string (no URL to reload) comes back from the same HTML after its web
+        /// process dies, with its base URL, as the README promises.
+        @Test @GTKActor func anHTMLStringPageComesBackFromItsHTML() async throws {
+            let events = PagePosts()
+            let container = try Self.makeContainer(events)
+            defer { container.close() }
+            let html = """
+                <!doctype html><title>from a string</title><p>inline</p>
+                <script>
+                  window.loadedAt = performance.timeOrigin;
+                  hybrid.on('recovered', (report) => {
+                    window.webkit.messageHandlers.recoveryProbe.postMessage(JSON.stringify(report));
+                  });
+                </script>
+                """
+            let base = try #require(URL(string: "app://demo/test/"))
+            container.loadHTML(html, baseURL: base)
+            try await waitUntil(timeout: .seconds(30)) {
+                (try? await container.evaluate("document.title", as: String.self)) == "from a string"
+            }
+            let stamp: Double = try await container.evaluate("window.loadedAt")
+            container.engine.terminateWebProcess()
+            try await waitUntil(timeout: .seconds(30)) { events.posts.count == 1 }
+            let fresh: Double = try await container.evaluate("window.loadedAt")
+            #expect(fresh != stamp, "the page was not loaded again")
+            #expect(try await container.evaluate("document.title", as: String.self) == "from a string")
+            #expect(try await container.evaluate("document.baseURI", as: String.self) == base.absoluteString)
+            #expect(try events.pageReports().first?["reason"] == "terminated")
+        }
+
         @Test @GTKActor func hiddenPageWaitsUntilShownEachOf50Times() async throws {
             let events = PagePosts()
             let container = try Self.makeContainer(events)
