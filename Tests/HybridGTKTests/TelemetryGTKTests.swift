@@ -1,4 +1,8 @@
 import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import HybridCookieSync
 import HybridCookies
 import HybridCore
@@ -60,7 +64,8 @@ import Testing
 }
 
 extension TelemetryGTKTests {
-    /// A jar synced with a real web view's cookie store, given a cookie to copy into it.
+    /// A jar synced with a real web view's cookie store and with a Foundation `HTTPCookieStorage`: a cookie
+    /// given to the jar reaches both, and one the engine's store gets reaches the jar and the storage.
     @GTKActor
     static func syncACookieWithTheEngine() async throws {
         try GTKRuntime.shared.start()
@@ -70,11 +75,22 @@ extension TelemetryGTKTests {
         let sync = EngineCookieSync(jar: jar, store: view.cookieStore)
         await sync.start()
         defer { sync.stop() }
+        let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: "hybrid-\(UUID().uuidString)")
+        let foundation = HTTPCookieStorageSync(jar: jar, storage: storage)
+        foundation.start()
+        defer { foundation.stop() }
         let site = try #require(URL(string: "https://telemetry.example/"))
         jar.setCookie("synced=1; Path=/", for: .http(site))
         await sync.settle()
         let names = try await view.cookieStore.cookies(for: site).map(\.name)
         #expect(names.contains("synced"))
+        #expect(storage.cookies(for: site)?.contains { $0.name == "synced" } == true)
+
+        // From the engine's store (as a page's Set-Cookie would arrive) to the jar and on to Foundation.
+        try await view.cookieStore.setCookie(
+            EngineCookie(name: "fromEngine", value: "2", domain: "telemetry.example", path: "/"))
+        try await waitUntil(timeout: .seconds(10)) { jar.allCookies().contains { $0.name == "fromEngine" } }
+        #expect(storage.cookies(for: site)?.contains { $0.name == "fromEngine" } == true)
     }
 }
 

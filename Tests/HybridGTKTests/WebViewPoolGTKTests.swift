@@ -136,6 +136,23 @@ extension ContainerGTKTests {
             await pool.drain()
         }
 
+        /// A view returned with its web process dead cannot have its storage cleared: it is closed, not reused.
+        @Test @GTKActor func viewWhoseStorageCannotBeClearedIsClosedNotReused() async throws {
+            let host = PagePosts()
+            let pool = try await Self.pool(host)
+            let events = PagePosts()
+            let container = try Self.container(pool, [], events)
+            try await container.loadTourPage("test/blank.html", events: events)
+            container.engine.terminateWebProcess()
+            container.close()
+            try await waitUntil(timeout: .seconds(30)) { await pool.stats.discarded.values.reduce(0, +) == 1 }
+            let discarded = await pool.stats.discarded
+            #expect(discarded["sessionStorage could not be cleared"] == 1, "\(discarded)")
+            #expect(await pool.stats.reused == 0)
+            #expect(await pool.idleCount == 0)
+            await pool.drain()
+        }
+
         @Test @GTKActor func poolIsCappedAndDrainsOnMemoryPressure() async throws {
             let host = PagePosts()
             let handlesBefore = LiveObjects.engineHandles

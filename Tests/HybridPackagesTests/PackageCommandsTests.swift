@@ -111,7 +111,8 @@ import Testing
         let workspace = try await workspaceWithKeys()
         let site = try workspace.site("1.0.0")
 
-        let missingKey = try await hybrid(workspace.packArguments("1.0.0", site: site, key: workspace.path("nope.private")))
+        let missingKey = try await hybrid(
+            workspace.packArguments("1.0.0", site: site, key: workspace.path("nope.private")))
         #expect(missingKey.status == 1)
         #expect(
             missingKey.errors.contains("Cannot read key file '\(workspace.path("nope.private"))'"),
@@ -245,7 +246,8 @@ import Testing
         let directory = workspace.path("served")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let zip = directory + "/shop-1.0.0.zip"
-        #expect(try await hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"), out: zip)).status == 0)
+        #expect(
+            try await hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"), out: zip)).status == 0)
 
         let port = try Self.freePort()
         let process = Process()
@@ -309,7 +311,9 @@ import Testing
     // MARK: bench
 
     @Test func benchCookiesPrintsATableWithItsBaseline() async throws {
-        let bench = try await hybrid(["bench", "cookies", "--domains", "20", "--cookies-per-domain", "2", "--seconds", "0.1"])
+        let bench = try await hybrid([
+            "bench", "cookies", "--domains", "20", "--cookies-per-domain", "2", "--seconds", "0.1",
+        ])
         #expect(bench.status == 0, "\(bench.errors)")
         let lines = bench.output.split(separator: "\n").map(String.init)
         let header = try #require(lines.first)
