@@ -312,11 +312,12 @@ struct Gate: PageContextKey { typealias Value = String }
         try await bridge.emit("data", ["__proto__": ["polluted": true]])
         #expect(await waitUntil { !engine.evaluations.isEmpty })
         let script = try #require(engine.evaluations.last)
-        #expect(script.hasPrefix("__hybridReceive(\""))
+        #expect(script.hasPrefix("__hybridReceive([\""))
         let events = try engine.deliveredMessages().filter { $0["k"] as? String == "ev" }
         #expect(((events.first?["d"] as? [String: Any])?["__proto__"] as? [String: Bool]) == ["polluted": true])
-        let key = String(script.dropFirst("__hybridReceive(\"".count).prefix(32))
+        let key = String(script.dropFirst("__hybridReceive([\"".count).prefix(32))
         #expect(engine.userScripts[0].source.contains(key), "the runtime knows the key")
+        #expect(script.contains(#","[{\"k\":"#), "the batch travels as JSON text")
     }
 
     @Test func javaScriptStringsEscapeWhatWouldEndOrChangeTheLiteral() throws {

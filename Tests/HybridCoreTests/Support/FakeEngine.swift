@@ -90,9 +90,9 @@ final class FakeEngine: WebEngine {
     /// Every message delivered to the page so far, decoded from the batches, oldest first.
     func deliveredMessages() throws -> [[String: Any]] {
         try evaluations.flatMap { script -> [[String: Any]] in
-            // `__hybridReceive("<delivery key>", "<batch as a JSON string>")`: both arguments are JSON strings.
-            guard script.hasPrefix("__hybridReceive("), script.hasSuffix(")") else { return [] }
-            let arguments = "[" + script.dropFirst("__hybridReceive(".count).dropLast() + "]"
+            // `__hybridReceive(["<delivery key>", "<batch as JSON text>"])`: one JSON array of two strings.
+            guard script.hasPrefix("__hybridReceive(["), script.hasSuffix("])") else { return [] }
+            let arguments = String(script.dropFirst("__hybridReceive(".count).dropLast())
             guard let pair = try JSONSerialization.jsonObject(with: Data(arguments.utf8)) as? [String],
                 pair.count == 2, pair[0].count == 32
             else { return [] }

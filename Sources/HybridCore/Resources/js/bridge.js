@@ -7,7 +7,7 @@
 // A space-separated head that is cheap to parse natively, then the payload bytes that native decodes
 // straight into the method's argument type. The main frame sends the messages of one turn in one post,
 // separated by newlines; subframes send one message per post (each post has its own reply).
-// Native → page: `receiver(deliveryKey, "<JSON array of messages>")`, one evaluation per batch in the main
+// Native → page: `receiver(["<delivery key>", "<JSON array of messages>"])`, one evaluation per batch in the main
 // frame, or the reply of a reply-capable handler in subframes. The batch is JSON text parsed here (never
 // JavaScript source, where a "__proto__" key would set a prototype), so every frame reads the same data the
 // same way; the key proves the evaluation came from native, since the page can call the receiver too.
@@ -243,12 +243,12 @@ async function runJSHandler(message) {
   }
 }
 
-/** Entry point for native's evaluations in this frame: anything without the delivery key is ignored. */
-function receive(key, text) {
-  if (key !== config.deliveryKey || typeof text !== 'string') return;
+/** Entry point for native's evaluations in this frame, `[deliveryKey, batchText]`: anything else is ignored. */
+function receive(delivery) {
+  if (!delivery || delivery[0] !== config.deliveryKey || typeof delivery[1] !== 'string') return;
   let batch;
   try {
-    batch = parseJSON(text);
+    batch = parseJSON(delivery[1]);
   } catch (_) {
     return;
   }
