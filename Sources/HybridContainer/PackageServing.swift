@@ -10,7 +10,7 @@ public struct PackageServing: Sendable {
     /// Main documents follow redirects by moving the view to the final URL (see ``PackageSchemeHandler``).
     public var movesMainDocumentOnRedirect: Bool
     /// The network behind package misses. Nil: the container makes a URLSession of its own and shuts it down
-    /// when it closes (seed 000 §3.5: a session holds its delegate until invalidated).
+    /// when it closes (a session holds its delegate until invalidated).
     public var network: (any NetworkFetching)?
 
     public init(

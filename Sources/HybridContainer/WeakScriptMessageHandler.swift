@@ -1,7 +1,7 @@
 import HybridCore
 
 /// What the engine holds instead of a host's handler: the handler weakly, so an engine never keeps its
-/// owner alive (the WKUserContentController cycle of seed 000 §3).
+/// owner alive (WKUserContentController retains its handlers, which would close a cycle).
 final class WeakScriptMessageHandler: ScriptMessageHandler, @unchecked Sendable {
     // Set once at creation; read on the engine's executor.
     private weak var target: (any ScriptMessageHandler)?

@@ -37,8 +37,8 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    /// Cancels every fetch and invalidates the session, which releases its delegate (seed 000 §3.5). Fetches
-    /// started afterwards fail. For owners that end a page's networking with the page.
+    /// Cancels every fetch and invalidates the session, which releases its delegate (a URLSession holds its delegate
+    /// until invalidated). Fetches started afterwards fail. For owners that end a page's networking with the page.
     public func shutDown() { session.invalidateAndCancel() }
 
     public func fetch(

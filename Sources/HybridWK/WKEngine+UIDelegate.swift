@@ -21,7 +21,7 @@
 
     extension WKEngine: WKUIDelegate {
         /// `window.open` (and `target=_blank` actions the navigation delegate allowed): the navigation delegate
-        /// hears the request; no WKWebView is created, so the page gets `null` at once (seed 004).
+        /// hears the request; no WKWebView is created, so the page gets `null` at once.
         public func webView(
             _ webView: WKWebView, createWebViewWith configuration: WKWebViewConfiguration,
             for navigationAction: WKNavigationAction, windowFeatures: WKWindowFeatures

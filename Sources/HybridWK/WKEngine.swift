@@ -269,7 +269,7 @@
     }
 
     /// Receives script messages for one handler name. WKUserContentController retains it; it holds the core's
-    /// handler, which itself holds its bridge weakly, so no cycle keeps a page alive (seed 000 §3.5).
+    /// handler, which itself holds its bridge weakly, so no cycle keeps a page alive.
     @MainActor
     final class MessageProxy: NSObject, WKScriptMessageHandler, WKScriptMessageHandlerWithReply {
         let handler: any ScriptMessageHandler

@@ -166,7 +166,7 @@ extension ContainerGTKTests {
             #expect(await container.checkForBlankPage() == nil, "a live page is not blank")
             #expect(await container.recovery?.expectedPageTitle == "recover")
 
-            // What white screens look like when no signal comes (seed 000 §4): the title is gone…
+            // What white screens look like when no signal comes: the title is gone…
             _ = try await container.engine.evaluateJavaScript("document.title = ''; 1")
             try await waitUntil(timeout: .seconds(10)) { container.engine.title == "" }
             #expect(await container.checkForBlankPage() == "title 'recover' is gone")

@@ -134,7 +134,7 @@ public actor BridgeEngine {
     // MARK: Receiving
 
     /// The handler object registered with the engine. It holds the bridge weakly, so an engine never keeps
-    /// a bridge (and its modules) alive — the message-handler leak of seed 000 §3.5.
+    /// a bridge (and its modules) alive — the leak a content controller causes by retaining its message handlers.
     private final class MessageReceiver: ScriptMessageHandler, @unchecked Sendable {
         // Written once, before the engine can deliver anything; read on the engine's executor.
         weak var bridge: BridgeEngine?

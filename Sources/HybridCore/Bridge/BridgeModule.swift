@@ -56,8 +56,8 @@ public struct BridgeModuleBuilder {
             }, timeout: timeout)
     }
 
-    /// Answers `name` with another module's method (seed 003's message forwarding). The target module's
-    /// access rules apply too.
+    /// Answers `name` with another module's method (message forwarding, so old method names keep working). The target
+    /// module's access rules apply too.
     public mutating func forward(_ name: String, to module: String, method: String? = nil) {
         methods[name] = BridgeMethod(body: .forward(module: module, method: method ?? name), timeout: nil)
     }

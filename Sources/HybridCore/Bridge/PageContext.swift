@@ -5,8 +5,8 @@ public protocol PageContextKey {
     associatedtype Value: Sendable
 }
 
-/// State the modules of one page share (seed 003's "module shared context"): the host object that owns the
-/// page, and typed values any module may read or write. Safe from any thread.
+/// State the modules of one page share (a shared context, so modules need not reach each other): the host object that
+/// owns the page, and typed values any module may read or write. Safe from any thread.
 public final class PageContext: Sendable {
     private let values = Mutex<[ObjectIdentifier: any Sendable]>([:])
     private let hostReference = Mutex<WeakHost>(WeakHost())

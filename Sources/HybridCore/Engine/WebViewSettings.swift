@@ -1,4 +1,4 @@
-/// Engine settings that only take effect when given before the view is created (seed 004: WKWebViewConfiguration
+/// Engine settings that only take effect when given before the view is created (WKWebViewConfiguration
 /// is copied at creation). `nil` keeps the engine adapter's default.
 public struct WebViewSettings: Sendable, Equatable {
     /// `false` lets media autoplay without a user gesture.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Kinds of data the engine keeps for websites (seed 002 §7: clear caches and storage selectively).
+/// Kinds of data the engine keeps for websites (so caches and storage can be cleared selectively).
 public struct WebsiteDataTypes: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }

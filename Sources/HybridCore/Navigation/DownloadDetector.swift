@@ -1,6 +1,6 @@
 import Foundation
 
-/// Recognises responses that are downloads rather than pages (seed 004: decidePolicyForNavigationResponse).
+/// Recognises responses that are downloads rather than pages (decided when the navigation response arrives).
 public enum DownloadDetector {
     /// The download a response stands for, or `nil` when it is a page to show: `Content-Disposition: attachment`,
     /// or a type the engine cannot show.

@@ -1,5 +1,5 @@
-/// How the app's user agent is made from the engine's (seed 004: custom UA beats application name beats default).
-/// The same resolved string goes to the engine and to native requests made for the page.
+/// How the app's user agent is made from the engine's (a custom user agent beats an application name, which beats the
+/// default). The same resolved string goes to the engine and to native requests made for the page.
 public enum UserAgentPolicy: Sendable, Equatable {
     case engineDefault
     /// The engine's user agent, a space, then this (e.g. `"MyApp/2.1"`): servers still see the browser.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns what people type or servers send (`https://例え.jp/商品 一覧?q=鞋 子`) into a URL the engine loads
 /// as meant: path, query and fragment percent-encoded as UTF-8, sequences already encoded kept as they are
-/// (never `%25`-encoded twice), international host names converted to Punycode by Foundation (seed 000: URLs with
+/// (never `%25`-encoded twice), international host names converted to Punycode by Foundation (URLs with
 /// Chinese characters or spaces fail to load unless encoded first).
 public enum WebURLBuilder {
     public static func url(_ text: String) throws(WebURLError) -> URL {

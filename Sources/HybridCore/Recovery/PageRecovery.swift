@@ -136,7 +136,7 @@ public actor PageRecovery {
         reloads += 1
         let current = engine.url
         if let url = current, url.isFileURL {
-            // A file page: `reload` fails after the process died (seed 004).
+            // A file page: `reload` fails after the process died, so it is loaded again with `loadFile`.
             let readAccess: URL =
                 if case .file(_, let access) = location { access } else { url.deletingLastPathComponent() }
             engine.loadFile(url, allowingReadAccessTo: readAccess)

@@ -1,7 +1,7 @@
 /// The white-screen recovery policy as a state machine: events in, actions out. No engine, no clock of its own
 /// (callers pass the time), so every rule is unit-testable.
 ///
-/// Rules (seed 004): a dead page is reloaded at once when visible; when hidden, nothing happens until it is shown
+/// Rules: a dead page is reloaded at once when visible; when hidden, nothing happens until it is shown
 /// (reloading a hidden page only gets it killed again). Attempts in a row back off and stop at the policy's
 /// maximum. A host load starts over.
 public struct RecoveryMachine: Sendable {

@@ -11,8 +11,8 @@ public struct RecoveryPolicy: Sendable, Equatable {
     /// A recovered page that stays alive this long after its load finished counts as healthy again, and the
     /// next death starts a fresh series of attempts.
     public var stableAfter: Duration
-    /// Treat an empty title as a blank page when the loaded page had one (seed 000 §4, plan 2). Pages without
-    /// a `<title>` are never judged by it.
+    /// Treat an empty title as a blank page when the loaded page had one (a page whose web process died often keeps its
+    /// URL but loses its title). Pages without a `<title>` are never judged by it.
     public var checksTitle: Bool
     /// Probe the document with a cheap script (does the body show anything?) when asked to check.
     public var probesBody: Bool
