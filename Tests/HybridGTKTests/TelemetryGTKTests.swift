@@ -8,8 +8,6 @@ import HybridCookies
 import HybridCore
 import HybridGTK
 import HybridTour
-import Logging
-import Synchronization
 import Testing
 
 /// Every metric and log label the README's *Telemetry* section names is reported by a real run: the demo tour
@@ -91,61 +89,5 @@ extension TelemetryGTKTests {
             EngineCookie(name: "fromEngine", value: "2", domain: "telemetry.example", path: "/"))
         try await waitUntil(timeout: .seconds(10)) { jar.allCookies().contains { $0.name == "fromEngine" } }
         #expect(storage.cookies(for: site)?.contains { $0.name == "fromEngine" } == true)
-    }
-}
-
-/// A swift-log backend for tests that records which labels logged (at any level) and passes every record on
-/// to standard error at `info` and above, as the default backend would. swift-log is bootstrapped once per
-/// process: every suite shares the one installed.
-final class LogCapture: Sendable {
-    private let seen = Mutex<Set<String>>([])
-    private let messages = Mutex<Set<String>>([])
-    private static let shared = Mutex<LogCapture?>(nil)
-
-    static func installed() -> LogCapture {
-        shared.withLock { installed in
-            if let installed { return installed }
-            let capture = LogCapture()
-            LoggingSystem.bootstrap { label in
-                var stream = StreamLogHandler.standardError(label: label)
-                stream.logLevel = .info
-                var recorder = Recorder(label: label, capture: capture)
-                recorder.logLevel = .trace
-                return MultiplexLogHandler([recorder, stream])
-            }
-            installed = capture
-            return capture
-        }
-    }
-
-    func reset() {
-        seen.withLock { $0.removeAll() }
-        messages.withLock { $0.removeAll() }
-    }
-    func labels() -> Set<String> { seen.withLock { $0 } }
-    /// Whether `label` logged `message` since the last reset.
-    func logged(_ label: String, _ message: String) -> Bool {
-        messages.withLock { $0.contains("\(label): \(message)") }
-    }
-
-    private struct Recorder: LogHandler {
-        let label: String
-        let capture: LogCapture
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        // swift-log's classic requirement: `message` and the rest are not needed, only that the label spoke.
-        func log(
-            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-            function: String, line: UInt
-        ) {
-            capture.seen.withLock { _ = $0.insert(label) }
-            capture.messages.withLock { _ = $0.insert("\(label): \(message)") }
-        }
     }
 }

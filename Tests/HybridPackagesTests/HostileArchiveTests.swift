@@ -86,13 +86,8 @@ import Testing
     static func runChild(package: URL, publicKey: URL, store: URL? = nil, wallSeconds: Int = 60) async throws
         -> Outcome
     {
-        try await offThePool { try runChildBlocking(package: package, publicKey: publicKey, store: store, wallSeconds: wallSeconds) }
-    }
-
-    /// Runs `body` on a thread of its own and returns what it returned.
-    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
+        try await offThePool {
+            try runChildBlocking(package: package, publicKey: publicKey, store: store, wallSeconds: wallSeconds)
         }
     }
 
@@ -188,19 +183,20 @@ import Testing
         let publicKey = corpus.publicKey
         try await offThePool {
             DispatchQueue.concurrentPerform(iterations: cases.count) { index in
-            do {
-                let outcome = try runChildBlocking(package: urls[index], publicKey: publicKey)
-                let found = problems(outcome, cases[index].expectation, operations: ["VERIFY", "INSPECT"])
-                let verify = outcome.abnormal ?? outcome.results["VERIFY"].map { String($0.prefix(60)) } ?? "-"
-                results.lock.withLock { results.outcomes.append("\(cases[index].name)\t\(verify)") }
-                if !found.isEmpty {
-                    results.lock.withLock {
-                        results.failures.append((cases[index].name, found.joined(separator: "; ") + " — \(outcome)"))
+                do {
+                    let outcome = try runChildBlocking(package: urls[index], publicKey: publicKey)
+                    let found = problems(outcome, cases[index].expectation, operations: ["VERIFY", "INSPECT"])
+                    let verify = outcome.abnormal ?? outcome.results["VERIFY"].map { String($0.prefix(60)) } ?? "-"
+                    results.lock.withLock { results.outcomes.append("\(cases[index].name)\t\(verify)") }
+                    if !found.isEmpty {
+                        results.lock.withLock {
+                            results.failures.append(
+                                (cases[index].name, found.joined(separator: "; ") + " — \(outcome)"))
+                        }
                     }
+                } catch {
+                    results.lock.withLock { results.errors.append("\(cases[index].name): \(error)") }
                 }
-            } catch {
-                results.lock.withLock { results.errors.append("\(cases[index].name): \(error)") }
-            }
             }
         }
         // HYBRID_HOSTILE_REPORT=<file> appends each case's verify outcome there, to review what refused what.

@@ -92,14 +92,7 @@ public struct ChildProcess {
         _ executable: URL, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         limit: Duration = .seconds(120)
     ) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(
-                    with: Swift.Result {
-                        try run(executable, arguments: arguments, environment: environment, limit: limit) as Result
-                    })
-            }.start()
-        }
+        try await offThePool { try run(executable, arguments: arguments, environment: environment, limit: limit) }
     }
 
     /// A pipe whose ends are not inherited by children spawned meanwhile on other threads (`dup2` clears the

@@ -35,13 +35,12 @@ enum OutboundMessage {
     }
 
     /// A JSON string literal. Strings of plain ASCII (tokens, names: every result carries one) are quoted
-    /// directly; anything else goes through JSONEncoder. (JSON text is valid JavaScript source in the
-    /// engines supported, which accept U+2028/U+2029 inside string literals since ES2019.)
+    /// directly; anything else goes through the escaper batches use (its output is valid JSON too).
     static func quote(_ string: String) -> String {
         let plain = string.utf8.allSatisfy { byte in
             byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
         }
-        return plain ? "\"\(string)\"" : json(string)
+        return plain ? "\"\(string)\"" : javaScriptString(string)
     }
 
     /// `text` as a JavaScript string literal (double-quoted). A byte-level pass: batches are large and

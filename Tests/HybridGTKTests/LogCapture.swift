@@ -1,0 +1,58 @@
+import Logging
+import Synchronization
+
+/// A swift-log backend for tests that records which labels logged (at any level) and passes every record on
+/// to standard error at `info` and above, as the default backend would. swift-log is bootstrapped once per
+/// process: every suite shares the one installed.
+final class LogCapture: Sendable {
+    private let seen = Mutex<Set<String>>([])
+    private let messages = Mutex<Set<String>>([])
+    private static let shared = Mutex<LogCapture?>(nil)
+
+    static func installed() -> LogCapture {
+        shared.withLock { installed in
+            if let installed { return installed }
+            let capture = LogCapture()
+            LoggingSystem.bootstrap { label in
+                var stream = StreamLogHandler.standardError(label: label)
+                stream.logLevel = .info
+                var recorder = Recorder(label: label, capture: capture)
+                recorder.logLevel = .trace
+                return MultiplexLogHandler([recorder, stream])
+            }
+            installed = capture
+            return capture
+        }
+    }
+
+    func reset() {
+        seen.withLock { $0.removeAll() }
+        messages.withLock { $0.removeAll() }
+    }
+    func labels() -> Set<String> { seen.withLock { $0 } }
+    /// Whether `label` logged `message` since the last reset.
+    func logged(_ label: String, _ message: String) -> Bool {
+        messages.withLock { $0.contains("\(label): \(message)") }
+    }
+
+    private struct Recorder: LogHandler {
+        let label: String
+        let capture: LogCapture
+        var logLevel: Logger.Level = .trace
+        var metadata: Logger.Metadata = [:]
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        // swift-log's classic requirement: `message` and the rest are not needed, only that the label spoke.
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+            function: String, line: UInt
+        ) {
+            capture.seen.withLock { _ = $0.insert(label) }
+            capture.messages.withLock { _ = $0.insert("\(label): \(message)") }
+        }
+    }
+}
