@@ -34,7 +34,7 @@ public actor BridgeEngine {
     /// Native → page calls by id. Ids are random (a frame that could guess one could answer in the page's
     /// place), and an answer counts only from the main-frame document the call was sent to.
     private var jsCalls: [Int: PendingJSCall] = [:]
-    /// Posts received and not yet handled, oldest first (see ``handleBacklog()``).
+    /// Posts received and not yet handled, oldest first (see ``handleBacklog(until:)``).
     private var backlog: [PendingPost] = []
     /// Handling page messages gets this much of each turn of the engine's loop (about a quarter of a frame).
     static let turnBudget: Duration = .milliseconds(4)
