@@ -15,15 +15,47 @@ import Synchronization
 public final class GLibMainContextExecutor: SerialExecutor, Sendable {
     /// One queue and the GLib source that drains it.
     private struct Lane: ~Copyable {
+        /// The priority of its drains while it keeps within the budget.
+        let normalPriority: Int32
         var jobs: [UnownedJob] = []
         var drainScheduled = false
         /// The queue outlasted its budget: its next drain waits for painting and input.
         var yielding = false
+
+        /// Queues `job`; returns the priority of the drain to schedule, or nil when one is already scheduled.
+        mutating func add(_ job: UnownedJob) -> Int32? {
+            jobs.append(job)
+            guard !drainScheduled else { return nil }
+            drainScheduled = true
+            return yielding ? yieldingPriority : normalPriority
+        }
+
+        mutating func take() -> [UnownedJob] {
+            defer { jobs.removeAll(keepingCapacity: true) }
+            return jobs
+        }
+
+        /// Puts back the jobs a drain did not reach, ahead of those queued meanwhile; returns the priority of
+        /// the next drain, or nil when the lane is empty.
+        mutating func settle(leftover: ArraySlice<UnownedJob>) -> Int32? {
+            yielding = !leftover.isEmpty
+            if yielding { jobs.insert(contentsOf: leftover, at: 0) }
+            drainScheduled = !jobs.isEmpty
+            guard drainScheduled else { return nil }
+            return yielding ? yieldingPriority : normalPriority
+        }
     }
 
     private struct State: ~Copyable {
-        var interactive = Lane()
-        var background = Lane()
+        var interactive = Lane(normalPriority: G_PRIORITY_DEFAULT)
+        var background = Lane(normalPriority: yieldingPriority)
+
+        mutating func with<T>(_ lane: LaneID, _ body: (inout Lane) -> T) -> T {
+            switch lane {
+            case .interactive: body(&interactive)
+            case .background: body(&background)
+            }
+        }
     }
 
     private enum LaneID { case interactive, background }
@@ -47,21 +79,8 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
         let priority = job.priority.rawValue
         let lane: LaneID = priority != 0 && priority < TaskPriority.medium.rawValue ? .background : .interactive
         let job = UnownedJob(job)
-        let schedule: Int32? = state.withLock { state in
-            switch lane {
-            case .interactive: Self.add(job, to: &state.interactive, priority: G_PRIORITY_DEFAULT)
-            case .background: Self.add(job, to: &state.background, priority: Self.yieldingPriority)
-            }
-        }
+        let schedule = state.withLock { $0.with(lane) { $0.add(job) } }
         if let schedule { scheduleDrain(lane, priority: schedule) }
-    }
-
-    /// Queues `job`; returns the priority of the drain to schedule, or nil when one is already scheduled.
-    private static func add(_ job: UnownedJob, to lane: inout Lane, priority: Int32) -> Int32? {
-        lane.jobs.append(job)
-        guard !lane.drainScheduled else { return nil }
-        lane.drainScheduled = true
-        return lane.yielding ? yieldingPriority : priority
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
@@ -108,12 +127,7 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
     /// Runs the jobs queued so far, until the budget is spent; jobs they enqueue wait for the next turn so
     /// GLib events are not starved. Schedules the next drain when jobs are left.
     private func drain(_ lane: LaneID) {
-        let batch = state.withLock { state in
-            switch lane {
-            case .interactive: Self.take(&state.interactive)
-            case .background: Self.take(&state.background)
-            }
-        }
+        let batch = state.withLock { $0.with(lane) { $0.take() } }
         let me = asUnownedSerialExecutor()
         let deadline = ContinuousClock.now + Self.budget
         var ran = 0
@@ -123,34 +137,7 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
             if ContinuousClock.now >= deadline { break }
         }
         let leftover = batch[ran...]
-        let outOfBudget = !leftover.isEmpty
-        let schedule: Int32? = state.withLock { state in
-            switch lane {
-            case .interactive:
-                Self.settle(
-                    &state.interactive, leftover: leftover, outOfBudget: outOfBudget, normal: G_PRIORITY_DEFAULT)
-            case .background:
-                Self.settle(
-                    &state.background, leftover: leftover, outOfBudget: outOfBudget, normal: Self.yieldingPriority)
-            }
-        }
+        let schedule = state.withLock { $0.with(lane) { $0.settle(leftover: leftover) } }
         if let schedule { scheduleDrain(lane, priority: schedule) }
-    }
-
-    private static func take(_ lane: inout Lane) -> [UnownedJob] {
-        defer { lane.jobs.removeAll(keepingCapacity: true) }
-        return lane.jobs
-    }
-
-    /// Puts back the jobs a drain did not reach, ahead of those queued meanwhile; returns the priority of
-    /// the next drain, or nil when the lane is empty.
-    private static func settle(
-        _ lane: inout Lane, leftover: ArraySlice<UnownedJob>, outOfBudget: Bool, normal: Int32
-    ) -> Int32? {
-        if !leftover.isEmpty { lane.jobs.insert(contentsOf: leftover, at: 0) }
-        lane.yielding = outOfBudget
-        lane.drainScheduled = !lane.jobs.isEmpty
-        guard lane.drainScheduled else { return nil }
-        return outOfBudget ? yieldingPriority : normal
     }
 }
