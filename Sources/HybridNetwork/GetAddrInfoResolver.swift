@@ -1,5 +1,5 @@
 import Dispatch
-import HybridCore
+import HybridKit
 
 #if canImport(Glibc)
     import Glibc

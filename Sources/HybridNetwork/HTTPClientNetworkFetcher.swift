@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HybridCore
+import HybridKit
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -9,7 +9,7 @@ import Synchronization
 /// still arriving (``EngineRequest/bodySource``: the request hooks' body by id, sent while the page uploads), and
 /// never copies a body whole into the client (it goes out in slices, from the stored bytes).
 ///
-/// Redirects as HybridOffline's `URLSessionNetworkFetcher` follows them: hop by hop with ``RedirectRule`` (307/308 re-send the
+/// Redirects as HybridKit's `URLSessionNetworkFetcher` follows them: hop by hop with ``RedirectRule`` (307/308 re-send the
 /// method and body — read again from the start —, 301/302 turn a POST into a GET, 303 a GET without body,
 /// Authorization dropped across origins), up to ``RedirectRule/limit``; with `followRedirects` false the 3xx is the
 /// response. The final response carries ``SchemeResponse/redirection`` when redirects led to it. No cookies of its

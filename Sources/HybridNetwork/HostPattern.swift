@@ -1,4 +1,4 @@
-import HybridCore
+import HybridKit
 
 /// One entry of the proxy's allowed hosts: an exact host ("api.example.com", "127.0.0.1", "::1") or every
 /// subdomain of a suffix ("*.example.com" matches "a.example.com" and "a.b.example.com", not "example.com":

@@ -1,4 +1,4 @@
-import HybridCore
+import HybridKit
 
 /// Turns a host name into the addresses a connection to it could use, so the policy can judge them before the
 /// proxy connects. A seam so unit tests can model names that resolve to private addresses.

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HybridCore
+import HybridKit
 
 /// Native networking for pages (the "full proxy" strategy of the request hooks): performs each request with
 /// AsyncHTTPClient under a ``ProxyPolicy``, follows redirects itself hop by hop with browser rules, keeps cookies in

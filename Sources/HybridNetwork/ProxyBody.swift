@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HybridCore
+import HybridKit
 import NIOCore
 
 /// A request body as the proxy sends it: bytes in hand, or a stream read from the start for every send (a

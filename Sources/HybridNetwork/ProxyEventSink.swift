@@ -1,4 +1,4 @@
-import HybridCore
+import HybridKit
 import Logging
 import Metrics
 import Synchronization

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import HybridCore
+import HybridKit
 import NIOCore
 import NIOHTTP1
 

@@ -1,5 +1,5 @@
 import Foundation
-import HybridCore
+import HybridKit
 
 /// One request of a redirect chain as the proxy will send it: the page's request after the safety rules, then
 /// rewritten by each redirect by ``RedirectRule`` (shared with the package handler's network fallback).

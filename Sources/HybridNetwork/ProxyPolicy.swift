@@ -1,5 +1,5 @@
 import Foundation
-import HybridCore
+import HybridKit
 
 /// What the native proxy may do on a page's behalf. Secure by default: no host is allowed until listed, and
 /// loopback, private and link-local addresses stay refused even for listed hosts unless their kind is allowed.

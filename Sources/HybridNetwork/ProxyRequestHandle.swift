@@ -1,4 +1,4 @@
-import HybridCore
+import HybridKit
 
 /// Cancels one proxied request: the caller hears `.failed(.cancelled)` at once and the exchange's task stops
 /// (which closes the connection if a response was streaming).

@@ -1,6 +1,6 @@
 import Foundation
-import HybridCore
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 
 /// Runs the bridge tour page in a real WebKitGTK view and collects one line per capability.
 public enum BridgeTour {
@@ -60,7 +60,7 @@ public enum BridgeTour {
         page tourPage: String = defaultPage, screenshot: Bool = false, timeout: Duration = .seconds(60),
         onLine: @escaping @Sendable (TourLine) -> Void = { _ in }
     ) async throws -> Report {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         guard let pages = TourPages.directory else { throw TourError.pagesMissing }
         let components = tourPage.split(separator: "/", omittingEmptySubsequences: false)
         guard !tourPage.hasPrefix("/"), !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),

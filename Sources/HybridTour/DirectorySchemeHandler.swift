@@ -1,5 +1,5 @@
 import Foundation
-import HybridCore
+import HybridKit
 
 /// Serves the files of one directory under a custom scheme (`app://demo/bridge/index.html`).
 /// A stand-in for the offline-package handler: just enough for the demo pages, with the one check that

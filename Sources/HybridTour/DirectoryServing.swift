@@ -1,5 +1,5 @@
 import Foundation
-import HybridContainer
+import HybridKit
 
 /// A page feature serving a directory under a custom scheme: the demo and test pages in a container.
 public struct DirectoryServing: PageFeature {

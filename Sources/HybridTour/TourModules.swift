@@ -1,6 +1,6 @@
 import Foundation
-import HybridCore
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 
 /// The native modules the demo pages call.
 enum TourModules {

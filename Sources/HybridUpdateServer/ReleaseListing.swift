@@ -1,5 +1,5 @@
 import Foundation
-import HybridPackagesHTTP
+import HybridKit
 import HybridPackages
 
 /// Builds the release document of one package id from the catalog: the newest full package, plus every diff

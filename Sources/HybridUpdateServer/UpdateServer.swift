@@ -1,5 +1,5 @@
 import Foundation
-import HybridPackagesHTTP
+import HybridKit
 import Hummingbird
 import HummingbirdCore
 import Logging

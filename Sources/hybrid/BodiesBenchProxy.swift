@@ -1,4 +1,4 @@
-import HybridCore
+import HybridKit
 import HybridNetwork
 
 /// The native networking `hybrid bench bodies` measures full proxy with: `NativeProxy`, allowed to reach the

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HybridConfig
+import HybridKit
 import HybridPackages
 
 struct ConfigCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import HybridCore
+import HybridKit
 import HybridTour
 
 struct DemoCommand: AsyncParsableCommand {

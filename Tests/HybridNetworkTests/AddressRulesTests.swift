@@ -1,5 +1,5 @@
 import Foundation
-import HybridCore
+import HybridKit
 @testable import HybridNetwork
 import Testing
 

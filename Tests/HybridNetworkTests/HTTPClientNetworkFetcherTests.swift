@@ -1,5 +1,5 @@
 import Foundation
-import HybridCore
+import HybridKit
 import HybridNetwork
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import HybridCore
+import HybridKit
 @testable import HybridNetwork
 import Synchronization
 import Testing

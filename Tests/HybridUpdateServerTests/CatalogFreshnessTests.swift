@@ -1,6 +1,6 @@
 import Foundation
 import HybridPackages
-import HybridPackagesHTTP
+import HybridKit
 import HybridUpdateServer
 import Testing
 

@@ -1,8 +1,7 @@
 import CWebKitGTK
 import Foundation
-import HybridCore
-import HybridGTK
-import HybridInterception
+import HybridKit
+import HybridKitGTK
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

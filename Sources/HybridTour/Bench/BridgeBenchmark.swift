@@ -1,6 +1,6 @@
 import Foundation
-import HybridCore
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 import Synchronization
 
 /// `hybrid bench bridge`: bridge round trips against a bare `postMessage` → `evaluate_javascript` echo,
@@ -90,7 +90,7 @@ public enum BridgeBenchmark {
 
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         guard let pages = TourPages.directory, let url = URL(string: "app://bench/bench/bridge.html") else {
             throw BridgeTour.TourError.pagesMissing
         }

@@ -1,8 +1,6 @@
 import Foundation
-import HybridContainer
-import HybridContainerGTK
-import HybridCore
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 
 /// `hybrid bench container`: time to first paint from a pooled view vs a cold one, and what an idle pooled view
 /// costs in memory vs a view showing a page, all in one run.
@@ -39,7 +37,7 @@ public enum ContainerBenchmark {
 
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         guard let serving = DirectoryServing.tourPages else { throw BenchError.noPages }
         guard let url = URL(string: "app://demo/bench/paint.html") else { throw BenchError.noPages }
         let factory = GTKEngineFactory()

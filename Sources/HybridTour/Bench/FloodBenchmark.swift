@@ -1,6 +1,6 @@
 import Foundation
-import HybridCore
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 
 /// `hybrid bench flood`: what a flood of calls from one view costs every other view of the app.
 ///
@@ -24,7 +24,7 @@ public enum FloodBenchmark {
 
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         guard let pages = TourPages.directory, let url = URL(string: "app://bench/bench/flood.html") else {
             throw BridgeTour.TourError.pagesMissing
         }

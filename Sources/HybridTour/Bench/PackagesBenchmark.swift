@@ -1,7 +1,6 @@
 import Foundation
-import HybridCore
-import HybridGTK
-import HybridOffline
+import HybridKit
+import HybridKitGTK
 import HybridPackages
 
 /// `hybrid bench packages`: serving and installing offline packages, each figure against the plain alternative
@@ -87,7 +86,7 @@ public enum PackagesBenchmark {
     static func pageLoad(store: PackageStore, siteRoot: URL, page: BenchSite.Page, options: Options) async throws
         -> BenchFigure
     {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         let server = try await LoopbackServer.start(serving: siteRoot)
         defer { server.stop() }
         // One view per side, reused: after the warm-up both web processes are running, so a timed load measures
@@ -102,7 +101,7 @@ public enum PackagesBenchmark {
         serverView.addScriptMessageHandler(serverDone, name: "benchPage", replies: false)
         let handler = PackageSchemeHandler(
             store: store, route: try OfflineRoute(scheme: "hybrid", prefixes: [prefix]),
-            hop: PackageSchemeHandler.hop(onExecutorOf: packageView))
+            hop: EngineExecutorHop.hop(onExecutorOf: packageView))
         try packageView.setSchemeHandler(handler, forScheme: "hybrid")
 
         var serial = 0

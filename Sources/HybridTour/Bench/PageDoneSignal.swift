@@ -1,5 +1,5 @@
-import HybridCore
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 
 /// Hears a benchmark page post its one "done" message, and notes when it arrived.
 final class PageDoneSignal: ScriptMessageHandler, @unchecked Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import HybridCore
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 
 /// Runs every request-body case through XHR and fetch, hooked (body by id, full proxy) and unhooked in the same
 /// engine, and judges each hooked run against what the server must see and against the unhooked engine.

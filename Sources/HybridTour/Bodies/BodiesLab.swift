@@ -1,9 +1,7 @@
 import Foundation
-import HybridCore
-import HybridGTK
-import HybridInterception
+import HybridKit
+import HybridKitGTK
 import HybridNetwork
-import HybridOffline
 import HybridPackages
 
 /// A loopback server with the body echo routes and the conformance pages, and a real web view whose `hybrid`
@@ -40,7 +38,7 @@ public final class BodiesLab {
         proxy: (any RequestProxying)?, config: InterceptionConfig? = nil, extraPrefixes: [String] = [],
         network: any NetworkFetching = HTTPClientNetworkFetcher()
     ) async throws {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         guard let pages = TourPages.directory else { throw LabError.noPages }
         server = try await LoopbackServer.start(serving: pages) { router in BodyEcho.addRoutes(to: router) }
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bodies-\(UUID().uuidString)")
@@ -50,7 +48,7 @@ public final class BodiesLab {
         let prefixes = ["http://127.0.0.1:\(server.port)/", "http://localhost:\(server.port)/"] + extraPrefixes
         let route = try OfflineRoute(scheme: "hybrid", prefixes: prefixes)
         let packages = PackageSchemeHandler(
-            store: store, route: route, hop: PackageSchemeHandler.hop(onExecutorOf: view), network: network)
+            store: store, route: route, hop: EngineExecutorHop.hop(onExecutorOf: view), network: network)
         let mapping = OfflineURLMapping(route: route)
         var chosen = config ?? InterceptionConfig(chunkBytes: 256 * 1024)
         for host in ["127.0.0.1", "localhost"] {

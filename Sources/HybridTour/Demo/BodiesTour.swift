@@ -1,4 +1,4 @@
-import HybridGTK
+import HybridKitGTK
 import HybridNetwork
 
 /// The request-body part of the demo: the conformance suite in one engine, summarised as one line per body type

@@ -1,9 +1,6 @@
 import Foundation
-import HybridContainer
-import HybridContainerGTK
-import HybridCore
-import HybridGTK
-import HybridOffline
+import HybridKit
+import HybridKitGTK
 import HybridPackages
 import Hummingbird
 

@@ -1,14 +1,9 @@
 import Crypto
 import Foundation
-import HybridContainer
-import HybridContainerGTK
-import HybridCookieSync
+import HybridKit
+import HybridKitGTK
 import HybridCookies
-import HybridCore
-import HybridGTK
-import HybridInterception
 import HybridNetwork
-import HybridOffline
 import Hummingbird
 
 /// A package page in a container with request interception (full proxy) and the jar behind `document.cookie`,
@@ -24,7 +19,7 @@ public final class CookieJarRig {
     private let root: URL
 
     public init() async throws {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-jar-\(UUID().uuidString)")
         let pages = root.appendingPathComponent("site")
         try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)

@@ -1,4 +1,4 @@
-import HybridGTK
+import HybridKitGTK
 
 /// The demo's cookie line: one jar behind native requests, the proxy and `document.cookie`.
 @GTKActor

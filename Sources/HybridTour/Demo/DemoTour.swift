@@ -1,5 +1,5 @@
 import Foundation
-import HybridGTK
+import HybridKitGTK
 
 /// `hybrid demo`: the bridge tour page, then each container capability driven from native code; one line per
 /// capability, in the order they ran.

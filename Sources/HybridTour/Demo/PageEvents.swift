@@ -1,6 +1,5 @@
 import Foundation
-import HybridContainer
-import HybridCore
+import HybridKit
 
 /// What a page and its container tell the host: posts to a host message handler, navigations, recoveries.
 /// The demo and the integration tests listen with it. Touched on the engine's executor only.

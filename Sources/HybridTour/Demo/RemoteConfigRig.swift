@@ -1,12 +1,7 @@
 import Foundation
-import HybridConfig
-import HybridContainer
-import HybridContainerGTK
-import HybridCore
-import HybridGTK
-import HybridInterception
+import HybridKit
+import HybridKitGTK
 import HybridNetwork
-import HybridOffline
 import HybridPackages
 import Hummingbird
 import Synchronization
@@ -30,7 +25,7 @@ public final class RemoteConfigRig {
     private let pageOrigin: String
 
     public init() async throws {
-        try GTKRuntime.shared.start()
+        try GTKRuntime.shared.start(.headless)
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-rc-\(UUID().uuidString)")
         let site = root.appendingPathComponent("site")
         let network = root.appendingPathComponent("network")

@@ -1,5 +1,5 @@
-import HybridConfig
-import HybridGTK
+import HybridKit
+import HybridKitGTK
 
 /// The demo's remote-configuration line: a newer signed configuration reaching an open page.
 @GTKActor

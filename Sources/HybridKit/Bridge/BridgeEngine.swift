@@ -1,0 +1,635 @@
+import Foundation
+import Logging
+
+/// The native side of the bridge for one web view: reads page messages, runs module methods, answers,
+/// sends events, and calls JavaScript handlers.
+///
+/// An actor that runs on the engine's own executor (GTK's thread, or the main thread), so it talks to the
+/// engine without hops and synchronous methods answer inline. Results bound for the main frame are batched:
+/// the answers to one post, or everything else produced in one turn of the engine's loop, go out in one
+/// evaluation.
+public actor BridgeEngine {
+    public nonisolated let modules: ModuleRegistry
+    /// Shared by the modules of the page (see ``PageContext``).
+    public nonisolated let page: PageContext
+    public nonisolated let configuration: BridgeConfiguration
+
+    private nonisolated let executor: UnownedSerialExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+
+    private weak var engine: (any WebEngine)?
+    private let parser: InboundMessageParser
+    private let logger = Logger(label: "hybrid.bridge")
+    private var isReady: Bool
+    private var isClosed = false
+    /// Documents that said hello before the bridge was ready, answered by ``markReady()``.
+    private var waitingHellos: [(token: String, reply: (any ScriptMessageReply)?)] = []
+    private var calls: [PendingCallKey: PendingCall] = [:]
+    private var outbox: [String] = []
+    private var outboxBytes = 0
+    private var flushScheduled = false
+    /// A batch larger than this goes out at once rather than growing: one huge evaluation costs more
+    /// (script parse, peak memory) than a few medium ones.
+    private let maxBatchBytes = 1 << 20
+    /// Native → page calls by id. Ids are random (a frame that could guess one could answer in the page's
+    /// place), and an answer counts only from the main-frame document the call was sent to.
+    private var jsCalls: [Int: PendingJSCall] = [:]
+    /// Posts received and not yet handled, oldest first (see ``handleBacklog(until:)``).
+    private var backlog: [PendingPost] = []
+    /// Handling page messages gets this much of each turn of the engine's loop (about a quarter of a frame).
+    static let turnBudget: Duration = .milliseconds(4)
+    /// Messages handled in a turn before the budget is looked at.
+    static let minimumPerTurn = 64
+    /// The token of the main frame's current document, learnt from its hello; nil between a navigation and
+    /// the new document's hello. Native → page calls are addressed to it.
+    private var mainDocumentToken: String?
+    /// Authenticates native's evaluations to the runtime: the page's own scripts can call the receiver
+    /// function too, but cannot read this (it lives in the runtime's closure and in native's scripts only).
+    private let deliveryKey: String
+    private var statistics = BridgeStatistics()
+    private var metrics = BridgeCallMetrics()
+
+    private struct PendingCallKey: Hashable {
+        let token: String
+        let id: Int
+    }
+
+    private struct PendingCall {
+        let task: Task<Void, Never>
+        let reply: (any ScriptMessageReply)?
+    }
+
+    /// A post being handled: main-frame posts are read a message at a time (see ``handleBacklog(until:)``).
+    private struct PendingPost {
+        private var rest: Substring.UTF8View?
+        private var single: InboundMessage?
+        let frame: FrameInfo?
+        let reply: (any ScriptMessageReply)?
+
+        init(rest: Substring.UTF8View, frame: FrameInfo?) {
+            self.rest = rest
+            self.frame = frame
+            reply = nil
+        }
+
+        init(single: InboundMessage, frame: FrameInfo?, reply: any ScriptMessageReply) {
+            self.single = single
+            self.frame = frame
+            self.reply = reply
+        }
+
+        /// The next message; nil when the post is done.
+        mutating func next(_ parser: InboundMessageParser) -> Result<InboundMessage, InboundMessageError>? {
+            if let message = single {
+                single = nil
+                return .success(message)
+            }
+            guard var bytes = rest, let parsed = parser.parseNext(&bytes) else { return nil }
+            rest = bytes
+            return parsed
+        }
+    }
+
+    private struct PendingJSCall {
+        let continuation: CheckedContinuation<String, any Error>
+        let handler: String
+        let json: String
+        /// The main-frame document the call was sent to; nil while it waits for one to say hello.
+        var token: String?
+    }
+
+    /// What telemetry needs to know about a call when it is answered.
+    private struct CallOrigin: Sendable {
+        /// A module the host registered, or `-`: never a name the page made up.
+        let module: String
+        let started: ContinuousClock.Instant
+    }
+
+    /// Attaches a bridge to `engine`: registers its message handlers and injects the runtime at document
+    /// start. Call on the engine's executor, before loading the page.
+    public init(
+        engine: any WebEngine, modules: ModuleRegistry = ModuleRegistry(), page: PageContext = PageContext(),
+        configuration: BridgeConfiguration = BridgeConfiguration()
+    ) throws {
+        self.engine = engine
+        self.modules = modules
+        self.page = page
+        self.configuration = configuration
+        self.executor = engine.executor
+        self.parser = InboundMessageParser(
+            limits: configuration.limits, freeFormMethodModule: configuration.wvjbModuleName)
+        self.isReady = configuration.startsReady
+        self.deliveryKey = Self.randomHex(16)
+        let script = try BridgeRuntimeScript.make(
+            configuration: configuration, relaySecret: Self.randomHex(16), deliveryKey: deliveryKey,
+            runtimeID: Self.randomHex(8))
+        let receiver = MessageReceiver()
+        engine.addUserScript(UserScript(source: script, injectionTime: .documentStart, allFrames: true))
+        engine.addScriptMessageHandler(receiver, name: configuration.handlerName, replies: false)
+        engine.addScriptMessageHandler(
+            receiver, name: configuration.replyHandlerName, replies: engine.supportsMessageReplies)
+        receiver.bridge = self
+    }
+
+    // MARK: Receiving
+
+    /// The handler object registered with the engine. It holds the bridge weakly, so an engine never keeps
+    /// a bridge (and its modules) alive — the leak a content controller causes by retaining its message handlers.
+    private final class MessageReceiver: ScriptMessageHandler, @unchecked Sendable {
+        // Written once, before the engine can deliver anything; read on the engine's executor.
+        weak var bridge: BridgeEngine?
+
+        func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+            guard let bridge else {
+                reply?.reject(message: "the bridge is closed")
+                return
+            }
+            bridge.assumeIsolated { $0.receive(message, reply: reply) }
+        }
+    }
+
+    func receive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+        statistics.received += 1
+        guard !isClosed else {
+            reply?.reject(message: "the bridge is closed")
+            return
+        }
+        guard case .string(let text) = message.body else {
+            refuse(InboundMessageError(error: .badMessage("a bridge message must be a string")), reply: reply)
+            return
+        }
+        if message.frame == nil, engine?.verifiesMessageFrames == true {
+            // The engine stamps every message the runtime sends; an unstamped one was posted around it.
+            refuse(InboundMessageError(error: .denied("message did not come through the bridge runtime")), reply: reply)
+            return
+        }
+        let bytes: Substring.UTF8View
+        switch parser.checkSize(text) {
+        case .success(let checked): bytes = checked
+        case .failure(let error):
+            refuse(error, reply: reply)
+            return
+        }
+        // A reply settles once, so a reply-capable post carries one message; main-frame posts carry a batch.
+        if let reply {
+            switch Result(catching: { () throws(InboundMessageError) in try parser.parse(text) }) {
+            case .success(let inbound): backlog.append(PendingPost(single: inbound, frame: message.frame, reply: reply))
+            case .failure(let error):
+                refuse(error, reply: reply)
+                return
+            }
+        } else {
+            backlog.append(PendingPost(rest: bytes, frame: message.frame))
+        }
+        // A post waits behind earlier posts, never overtakes them; with none waiting it is handled now.
+        if backlog.count == 1 { handleBacklog(until: .now + Self.turnBudget) }
+    }
+
+    /// Handles waiting posts until `deadline`, then leaves the rest for a later turn of the engine's loop.
+    ///
+    /// That loop is shared by every web view of the app: a page that issues 200,000 calls at once must not
+    /// keep it from painting and answering the others for seconds. While posts wait, new ones queue behind
+    /// them (the engine may hand over many posts in one turn: together they get one budget), and the rest
+    /// is handled in background-priority turns, which the engine's executor runs after painting and input.
+    private func handleBacklog(until deadline: ContinuousClock.Instant) {
+        var handled = 0
+        while !backlog.isEmpty {
+            let (frame, reply) = (backlog[backlog.startIndex].frame, backlog[backlog.startIndex].reply)
+            guard let inbound = backlog[backlog.startIndex].next(parser) else {
+                backlog.removeFirst()
+                continue
+            }
+            switch inbound {
+            case .success(let message): handle(message, sender: Sender(message, frame: frame), reply: reply)
+            case .failure(let error): refuse(error, reply: reply)
+            }
+            handled += 1
+            // A turn always makes some progress, so an ordinary post (a few calls) is answered before its
+            // handler returns however slow the machine is at that moment.
+            if handled >= Self.minimumPerTurn, ContinuousClock.now >= deadline { break }
+        }
+        if !backlog.isEmpty {
+            Task(priority: .background) { self.handleBacklog(until: .now + Self.turnBudget) }
+        }
+        // What was handled (answers of synchronous methods, events they emitted) leaves now, in one
+        // evaluation: waiting for the end of the loop's turn would add a hop to every sequential call, and
+        // the page already sends the calls of one turn together.
+        if !outbox.isEmpty { flush() }
+    }
+
+    /// Who sent a message: what the engine vouches for when it can, else what the page claims.
+    struct Sender {
+        let origin: String
+        let isMainFrame: Bool
+        let verified: Bool
+
+        init(_ inbound: InboundMessage, frame: FrameInfo?) {
+            if let frame {
+                // The security origin, not the URL: a sandboxed frame of the app's own URL is `null`.
+                origin = frame.securityOrigin
+                isMainFrame = frame.isMainFrame
+                verified = true
+            } else {
+                origin = inbound.origin
+                isMainFrame = inbound.frame == .main
+                verified = false
+            }
+        }
+    }
+
+    private func handle(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
+        if !sender.verified, inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
+            refuse(
+                InboundMessageError(error: .denied(problem), id: inbound.id, token: inbound.token, frame: .main),
+                reply: reply)
+            return
+        }
+        switch inbound.kind {
+        case .hello:
+            if sender.isMainFrame, reply == nil { mainDocumentSaidHello(token: inbound.token) }
+            hello(token: inbound.token, reply: reply)
+        case .call: call(inbound, sender: sender, reply: reply)
+        case .jsReply: jsReply(inbound, sender: sender, reply: reply)
+        }
+    }
+
+    /// Main-frame messages arrive on the non-reply handler; their claimed origin must be the one of the
+    /// document the engine shows. (A subframe can post there too; this is what stops it from posing as the
+    /// main document of another origin.)
+    private func mainFrameOriginProblem(_ claimed: String) -> String? {
+        guard let url = engine?.url, let actual = Self.origin(of: url) else { return nil }
+        return actual == claimed.lowercased() ? nil : "message claims origin \(claimed) but the page is \(actual)"
+    }
+
+    private func refuse(_ failure: InboundMessageError, reply: (any ScriptMessageReply)?) {
+        statistics.refused += 1
+        metrics.refused(failure.error.code)
+        logger.debug("refused page message", metadata: ["error": "\(failure.error)"])
+        let message =
+            if let id = failure.id, let token = failure.token {
+                OutboundMessage.failure(token: token, id: id, error: failure.error)
+            } else {
+                OutboundMessage.unattributed(failure.error)
+            }
+        deliver(message, reply: reply, frame: failure.frame ?? .main)
+    }
+
+    /// Native → page calls made while no main-frame document was listening go to this one.
+    private func mainDocumentSaidHello(token: String) {
+        mainDocumentToken = token
+        for (id, call) in jsCalls where call.token == nil {
+            jsCalls[id]?.token = token
+            enqueue(OutboundMessage.jsCall(token: token, id: id, handler: call.handler, json: call.json))
+        }
+    }
+
+    private func hello(token: String, reply: (any ScriptMessageReply)?) {
+        guard isReady else {
+            waitingHellos.append((token, reply))
+            return
+        }
+        deliver(
+            OutboundMessage.ready(token: token, catalog: modules.catalog), reply: reply,
+            frame: reply == nil ? .main : .sub)
+    }
+
+    /// Tells pages the native side is ready; their queued calls go out. Only needed with
+    /// ``BridgeConfiguration/startsReady`` false.
+    public func markReady() {
+        guard !isReady else { return }
+        isReady = true
+        let hellos = waitingHellos
+        waitingHellos.removeAll()
+        for hello in hellos { self.hello(token: hello.token, reply: hello.reply) }
+    }
+
+    // MARK: Calls
+
+    private func call(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
+        let key = PendingCallKey(token: inbound.token, id: inbound.id)
+        let started = ContinuousClock.now
+        let target: (module: BridgeModule, name: String, method: BridgeMethod)
+        do {
+            target = try modules.resolve(
+                module: inbound.module, method: inbound.method, origin: sender.origin, isMainFrame: sender.isMainFrame,
+                verified: sender.verified)
+            guard calls.count < configuration.limits.maxPendingCalls else {
+                throw BridgeError.denied("too many pending calls (limit \(configuration.limits.maxPendingCalls))")
+            }
+            guard calls[key] == nil else { throw BridgeError.badMessage("call id \(inbound.id) is already pending") }
+        } catch {
+            finish(
+                key, frame: inbound.frame, reply: reply, outcome: .failure(error),
+                origin: CallOrigin(module: "-", started: started))
+            return
+        }
+        statistics.calls += 1
+        let origin = CallOrigin(module: target.module.name, started: started)
+        let context = CallContext(
+            module: target.module.name, method: target.name, origin: sender.origin, originVerified: sender.verified,
+            isMainFrame: sender.isMainFrame, page: page, bridge: self)
+        let payload = Substring(inbound.payload).utf8
+        switch (target.method.body, target.module.execution) {
+        case (.sync(let body), .engineThread):
+            finish(
+                key, frame: inbound.frame, reply: reply, outcome: Result { try body(payload, context) },
+                origin: origin)
+        case (.sync(let body), .background):
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) {
+                @concurrent in
+                try body(payload, context)
+            }
+        case (.async(let body), .engineThread):
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) { [self] in
+                try await self.runHere(body, payload, context)
+            }
+        case (.async(let body), .background):
+            start(key, frame: inbound.frame, reply: reply, timeout: target.method.timeout, origin: origin) {
+                @concurrent in
+                try await body(payload, context)
+            }
+        case (.forward, _):
+            // resolve() follows forwards to the end; reaching one here is a registry bug.
+            finish(
+                key, frame: inbound.frame, reply: reply,
+                outcome: .failure(BridgeError.internalError("unresolved forward")), origin: origin)
+        }
+    }
+
+    /// Runs an async method on the bridge's (the engine's) executor.
+    private func runHere(
+        _ body: @Sendable (Substring.UTF8View, CallContext) async throws -> String, _ payload: Substring.UTF8View,
+        _ context: CallContext
+    ) async throws -> String {
+        try await body(payload, context)
+    }
+
+    private func start(
+        _ key: PendingCallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?, timeout: Duration?,
+        origin: CallOrigin, _ work: @escaping @Sendable () async throws -> String
+    ) {
+        let limit = timeout ?? configuration.limits.callTimeout
+        let task = Task { [weak self] in
+            let outcome = await Self.run(work, timeout: limit)
+            await self?.finish(key, frame: frame, reply: reply, outcome: outcome, origin: origin, fromTask: true)
+        }
+        calls[key] = PendingCall(task: task, reply: reply)
+    }
+
+    /// Runs `work`, failing with `timeout` (and cancelling it) when it takes longer than `limit`.
+    private static func run(
+        _ work: @escaping @Sendable () async throws -> String, timeout limit: Duration?
+    ) async -> Result<String, any Error> {
+        @Sendable func attempt() async -> Result<String, any Error> {
+            do { return .success(try await work()) } catch { return .failure(error) }
+        }
+        guard let limit else { return await attempt() }
+        return await withTaskGroup(of: Result<String, any Error>?.self) { group in
+            group.addTask { await attempt() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return Task.isCancelled
+                    ? nil : .failure(BridgeError(.timeout, "the native method did not answer within \(limit)"))
+            }
+            var outcome: Result<String, any Error> = .failure(CancellationError())
+            for await candidate in group {
+                guard let candidate else { continue }
+                outcome = candidate
+                break
+            }
+            group.cancelAll()
+            return outcome
+        }
+    }
+
+    private func finish(
+        _ key: PendingCallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?,
+        outcome: Result<String, any Error>, origin: CallOrigin, fromTask: Bool = false
+    ) {
+        if fromTask {
+            // A call already failed by navigation or close must not answer again.
+            guard calls.removeValue(forKey: key) != nil else { return }
+        }
+        let message: String
+        switch outcome {
+        case .success(let json):
+            statistics.succeeded += 1
+            metrics.answered(module: origin.module, outcome: "ok", started: origin.started)
+            message = OutboundMessage.result(token: key.token, id: key.id, json: json)
+        case .failure(let error):
+            statistics.failed += 1
+            let error = pageError(for: error)
+            metrics.answered(module: origin.module, outcome: error.code.rawValue, started: origin.started)
+            message = OutboundMessage.failure(token: key.token, id: key.id, error: error)
+        }
+        deliver(message, reply: reply, frame: frame)
+    }
+
+    /// What the page is told about `error`: bridge errors as they are, anything else as `internal`
+    /// without details (they may be private; they go to the native log).
+    private func pageError(for error: any Error) -> BridgeError {
+        if let error = error as? BridgeError { return error }
+        if error is CancellationError { return BridgeError(.closed, "the call was cancelled") }
+        logger.error("bridge method failed", metadata: ["error": "\(error)"])
+        return .internalError("the native method failed")
+    }
+
+    // MARK: Delivery
+
+    private func deliver(_ message: String, reply: (any ScriptMessageReply)?, frame: InboundMessage.Frame) {
+        if let reply {
+            reply.resolve(json: OutboundMessage.batch([message]))
+        } else {
+            enqueue(message)
+        }
+    }
+
+    /// Queues a message for the main frame; the whole queue goes out in one evaluation at the end of the
+    /// post being handled, or else at the end of this turn of the engine's loop.
+    private func enqueue(_ message: String) {
+        outbox.append(message)
+        outboxBytes += message.utf8.count
+        if outboxBytes >= maxBatchBytes {
+            flush()
+            return
+        }
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        Task { self.flush() }
+    }
+
+    private func flush() {
+        flushScheduled = false
+        defer {
+            outbox.removeAll(keepingCapacity: true)
+            outboxBytes = 0
+        }
+        guard !outbox.isEmpty, let engine else { return }
+        // The batch travels as a string the runtime parses with JSON.parse, never as JavaScript source: an
+        // object literal would turn a "__proto__" key into a prototype, where every other frame (which parses
+        // its replies) keeps it as a key. One JSON argument, an array of two strings: JavaScriptCore reads such
+        // a call with its JSON parser instead of compiling it. (Measured: two arguments, or an array holding
+        // the messages as objects, cost about 50 µs more per evaluation, a quarter of a small call's round
+        // trip; a megabyte as objects costs over 100 ms.)
+        let batch = OutboundMessage.javaScriptString(OutboundMessage.batch(outbox))
+        let script = "\(configuration.receiverName)([\(OutboundMessage.quote(deliveryKey)),\(batch)])"
+        statistics.evaluations += 1
+        engine.evaluateJavaScriptIgnoringResult(script)
+    }
+
+    // MARK: Events and calls into the page
+
+    /// Sends `name` with `data` to every listener in every frame of the page.
+    public func emit<Data: Encodable>(_ name: String, _ data: Data) throws(BridgeError) {
+        guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
+        statistics.events += 1
+        enqueue(OutboundMessage.event(name: name, json: try BridgeMethod.encode(data)))
+    }
+
+    /// Calls the page's handler `name` (registered with `hybrid.handle` or WVJB's `registerHandler`)
+    /// and returns its answer.
+    public func callJavaScript<Argument: Encodable, Answer: Decodable>(
+        _ name: String, _ argument: Argument, as answer: Answer.Type = JSONValue.self,
+        timeout: Duration = .seconds(30)
+    ) async throws -> Answer {
+        guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
+        let id = freshJSCallID()
+        let json = try BridgeMethod.encode(argument)
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            await self?.resumeJSCall(
+                id, with: .failure(BridgeError(.timeout, "page handler '\(name)' did not answer within \(timeout)")))
+        }
+        defer { timer.cancel() }
+        let text: String = try await withCheckedThrowingContinuation { continuation in
+            jsCalls[id] = PendingJSCall(continuation: continuation, handler: name, json: json, token: mainDocumentToken)
+            if let token = mainDocumentToken {
+                enqueue(OutboundMessage.jsCall(token: token, id: id, handler: name, json: json))
+            }
+        }
+        return try BridgeMethod.decode(Answer.self, from: Substring(text).utf8)
+    }
+
+    private func jsReply(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
+        // Only the document that was called may answer: same id, same document token, the main frame.
+        guard sender.isMainFrame, let call = jsCalls[inbound.id], call.token == inbound.token else {
+            refuse(
+                InboundMessageError(error: .denied("this frame has no call of native to answer with that id")),
+                reply: reply)
+            return
+        }
+        struct Reply: Decodable {
+            let ok: Bool
+            let r: JSONValue?
+            let e: PageError?
+        }
+        struct PageError: Decodable {
+            let code: String
+            let message: String
+        }
+        let outcome: Result<String, any Error>
+        do {
+            let reply = try BridgeMethod.decode(Reply.self, from: Substring(inbound.payload).utf8)
+            if reply.ok {
+                outcome = .success(try BridgeMethod.encode(reply.r ?? .null))
+            } else {
+                let code = BridgeError.Code(rawValue: reply.e?.code ?? "") ?? .internalError
+                outcome = .failure(BridgeError(code, reply.e?.message ?? "the page handler failed"))
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        resumeJSCall(inbound.id, with: outcome)
+    }
+
+    private func resumeJSCall(_ id: Int, with outcome: Result<String, any Error>) {
+        jsCalls.removeValue(forKey: id)?.continuation.resume(with: outcome)
+    }
+
+    // MARK: Lifecycle
+
+    /// The main frame committed a new document: every call of the old one fails with `navigated`
+    /// (its handler is cancelled and its result, if any, is dropped), exactly once.
+    public func pageDidNavigate() {
+        mainDocumentToken = nil
+        failEverything(BridgeError(.navigated, "the page navigated away before the call finished"))
+    }
+
+    /// Detaches from the engine and fails everything pending with `closed`. Idempotent.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        failEverything(BridgeError(.closed, "the bridge was closed"))
+        if let engine {
+            engine.removeScriptMessageHandler(name: configuration.handlerName)
+            engine.removeScriptMessageHandler(name: configuration.replyHandlerName)
+        }
+        engine = nil
+    }
+
+    private func failEverything(_ error: BridgeError) {
+        let pending = calls
+        calls.removeAll()
+        for (key, call) in pending {
+            call.task.cancel()
+            statistics.abandoned += 1
+            // Subframe callers still hold a reply: tell them. Main-frame documents are gone (or going):
+            // their runtime already rejected these calls on pagehide.
+            call.reply?.resolve(
+                json: OutboundMessage.batch([OutboundMessage.failure(token: key.token, id: key.id, error: error)]))
+        }
+        let jsPending = jsCalls
+        jsCalls.removeAll()
+        for (_, call) in jsPending { call.continuation.resume(throwing: error) }
+        outbox.removeAll()
+        outboxBytes = 0
+        waitingHellos.removeAll()
+        // Posts of the document that went away: its frames' replies are told, nothing else is run.
+        let posts = backlog
+        backlog.removeAll()
+        for post in posts { post.reply?.reject(message: error.message) }
+    }
+
+    /// Counters for tests, benchmarks and telemetry.
+    public var stats: BridgeStatistics { statistics }
+
+    /// Calls currently running natively.
+    public var pendingCallCount: Int { calls.count }
+
+    // MARK: Helpers
+
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased() else { return nil }
+        guard let host = url.host?.lowercased() else { return scheme == "file" ? "file://" : nil }
+        let defaultPort = ["http": 80, "https": 443][scheme]
+        if let port = url.port, port != defaultPort { return "\(scheme)://\(host):\(port)" }
+        return "\(scheme)://\(host)"
+    }
+
+    /// A call id no frame can guess, exact in a JavaScript number (below 2^53), and not in use.
+    private func freshJSCallID() -> Int {
+        while true {
+            let id = Int.random(in: 1..<(1 << 53))
+            if jsCalls[id] == nil { return id }
+        }
+    }
+
+    private static func randomHex(_ bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
+
+/// What a bridge has done, for tests and telemetry.
+public struct BridgeStatistics: Sendable, Equatable {
+    public var received = 0
+    public var refused = 0
+    public var calls = 0
+    public var succeeded = 0
+    public var failed = 0
+    /// Calls ended by navigation or close before their method answered.
+    public var abandoned = 0
+    public var events = 0
+    /// Evaluations used to deliver main-frame batches.
+    public var evaluations = 0
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Builds the user script that installs `window.hybrid` (and the WebViewJavascriptBridge shim) in every frame.
+public enum BridgeRuntimeScript {
+    public enum LoadError: Error, CustomStringConvertible {
+        case missingResource(String)
+        public var description: String {
+            switch self {
+            case .missingResource(let name):
+                "the JavaScript runtime resource '\(name)' is missing from HybridKit's bundle; rebuild the package"
+            }
+        }
+    }
+
+    /// The runtime's source files, in the order they are concatenated.
+    static let files = ["bridge", "wvjb"]
+
+    /// Loaded once: the files are immutable package resources.
+    static let sources: Result<[String], LoadError> = {
+        var texts: [String] = []
+        for name in files {
+            guard let url = Bundle.module.url(forResource: name, withExtension: "js", subdirectory: "js"),
+                let text = try? String(contentsOf: url, encoding: .utf8)
+            else { return .failure(.missingResource("js/\(name).js")) }
+            texts.append(text)
+        }
+        return .success(texts)
+    }()
+
+    /// The TypeScript declarations for page authors (`hybrid.d.ts`).
+    public static var typeDeclarationsURL: URL? {
+        Bundle.module.url(forResource: "hybrid", withExtension: "d.ts", subdirectory: "types")
+    }
+
+    /// The complete script for one bridge. `relaySecret` authenticates events relayed to subframes;
+    /// `deliveryKey` authenticates native's evaluations of the receiver function.
+    static func make(
+        configuration: BridgeConfiguration, relaySecret: String, deliveryKey: String, runtimeID: String
+    ) throws -> String {
+        struct Config: Encodable {
+            let handler, replyHandler, receiver, wvjbModule, relaySecret, deliveryKey, runtimeId, version: String
+            let maxMessageLength: Int
+            let callTimeoutMs: Int
+        }
+        let limits = configuration.limits
+        let timeout = limits.pageCallTimeout.components
+        let config = Config(
+            handler: configuration.handlerName, replyHandler: configuration.replyHandlerName,
+            receiver: configuration.receiverName, wvjbModule: configuration.wvjbModuleName,
+            relaySecret: relaySecret, deliveryKey: deliveryKey, runtimeId: runtimeID, version: HybridKitVersion.string,
+            maxMessageLength: limits.maxMessageBytes,
+            callTimeoutMs: Int(timeout.seconds) * 1000 + Int(timeout.attoseconds / 1_000_000_000_000_000))
+        let configJSON = String(decoding: try JSONEncoder().encode(config), as: UTF8.self)
+        let body = try sources.get().joined(separator: "\n")
+        return "(function (config) {\n\(body)\n})(\(configJSON));\n"
+    }
+}

@@ -1,0 +1,83 @@
+import Synchronization
+
+/// The modules of one bridge, by name. Safe to change from any thread while calls are served.
+public final class ModuleRegistry: Sendable {
+    private let modules = Mutex<[String: BridgeModule]>([:])
+    private let overrides = Mutex<[String: AccessOverride]>([:])
+
+    public init(_ modules: [BridgeModule] = []) {
+        for module in modules { register(module) }
+    }
+
+    /// Adds `module`, replacing one with the same name.
+    public func register(_ module: BridgeModule) {
+        modules.withLock { $0[module.name] = module }
+    }
+
+    public func unregister(_ name: String) {
+        modules.withLock { $0[name] = nil }
+    }
+
+    /// Replaces every run-time access override (module name → override); modules not listed go back to their
+    /// own access. Takes effect from the next call.
+    public func setAccessOverrides(_ newOverrides: [String: AccessOverride]) {
+        overrides.withLock { $0 = newOverrides }
+    }
+
+    public var accessOverrides: [String: AccessOverride] { overrides.withLock { $0 } }
+
+    public subscript(name: String) -> BridgeModule? { modules.withLock { $0[name] } }
+
+    /// Module name → method names, as the page's `hybrid.modules` shows them.
+    public var catalog: [String: [String]] {
+        modules.withLock { $0.mapValues(\.methodNames) }
+    }
+
+    /// Follows forwards from `module.method` to the method that answers it, checking access at every hop.
+    ///
+    /// `verified` says whether the engine identified the calling frame. When it did not, only modules open to
+    /// every page in every frame answer: the origin and frame a page claims are not evidence.
+    func resolve(
+        module: String, method: String, origin: String, isMainFrame: Bool, verified: Bool = true
+    ) throws(BridgeError) -> (module: BridgeModule, name: String, method: BridgeMethod) {
+        var moduleName = module
+        var methodName = method
+        for _ in 0..<8 {
+            guard let found = self[moduleName] else {
+                throw BridgeError(.unknownModule, "no native module named '\(moduleName)'")
+            }
+            if !verified, found.access.dependsOnTheFrame || overrides.withLock({ $0[moduleName] }) != nil {
+                throw .denied(Self.unverifiedFrame(moduleName))
+            }
+            try checkAccess(found, named: moduleName, origin: origin, isMainFrame: isMainFrame)
+            guard let target = found.methods[methodName] else {
+                throw BridgeError(.unknownMethod, "module '\(moduleName)' has no method '\(methodName)'")
+            }
+            guard case .forward(let nextModule, let nextMethod) = target.body else {
+                return (found, methodName, target)
+            }
+            (moduleName, methodName) = (nextModule, nextMethod)
+        }
+        throw BridgeError(.internalError, "forwarding from '\(module).\(method)' loops")
+    }
+
+    static func unverifiedFrame(_ module: String) -> String {
+        "module '\(module)' is limited to some origins or to the main frame, and the engine did not identify the "
+            + "calling frame. On WebKitGTK, HybridKit's web-process extension was not loaded: build the "
+            + "HybridWebExtension product (libHybridWebExtension.so) beside the executable, or set "
+            + "HYBRID_WEB_EXTENSION to its path"
+    }
+
+    private func checkAccess(
+        _ module: BridgeModule, named name: String, origin: String, isMainFrame: Bool
+    ) throws(BridgeError) {
+        guard let override = overrides.withLock({ $0[name] }) else {
+            return try module.access.check(origin: origin, isMainFrame: isMainFrame, module: name)
+        }
+        try module.access.checkFrame(isMainFrame: isMainFrame, module: name)
+        if override.mode == .narrow { try module.access.checkOrigin(origin, module: name) }
+        if !override.allows(origin) {
+            throw .denied("origin \(origin) may not call module '\(name)' (access restricted at run time)")
+        }
+    }
+}

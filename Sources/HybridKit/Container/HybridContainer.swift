@@ -1,0 +1,313 @@
+import Foundation
+import Synchronization
+import Logging
+
+/// One page of a host app: configuration in, web view out.
+///
+/// It wires an engine (made by a ``WebEngineFactory`` or taken from a ``WebViewPool``), the bridge
+/// (``HybridPage``), the page's scripts and handlers, offline packages and ``PageFeature``s, and keeps the page
+/// alive through white screens (``PageRecovery``). The engine holds nothing of the container strongly: message
+/// handlers go through weak proxies, the navigation delegate is weak, so dropping the container (or calling
+/// ``close()``) frees everything. A pooled view goes back to its pool, which resets it.
+///
+/// Create, use, close and release it on the engine's executor (GTK's thread, the main thread).
+public final class HybridContainer: @unchecked Sendable {
+    // Every member is used on the engine's executor only, which serialises access.
+    public let page: HybridPage
+    public var engine: any WebEngine { handle.engine }
+    public var bridge: BridgeEngine { page.bridge }
+    /// Nil when the configuration turned recovery off.
+    public let recovery: PageRecovery?
+    /// Hears the page's navigations (the container sees them first).
+    public weak var navigationDelegate: (any NavigationDelegate)?
+    /// Hears what the navigation policy hands out (external links, new windows, dialogs, downloads).
+    public var navigationPolicyHost: (any NavigationPolicyHost)? {
+        get { navigationPolicy?.host }
+        set { navigationPolicy?.host = newValue }
+    }
+    /// Nil when the configuration turned the navigation policy off.
+    public let navigationPolicy: NavigationPolicyController?
+    /// Hears recoveries and give-ups.
+    public weak var recoveryDelegate: (any PageRecoveryDelegate)?
+    /// The remote configuration version applied to the page, if any.
+    public var appliedConfigVersion: UInt64? { remoteConfig?.appliedVersion }
+    /// Whether the view came warm from a pool.
+    public let isPooled: Bool
+
+    private let handle: EngineHandle
+    private let router: Router
+    private let configuration: ContainerConfiguration
+    private var sessions: [any PageFeatureSession] = []
+    private var ownFetcher: URLSessionNetworkFetcher?
+    private var packageHandler: PackageSchemeHandler?
+    private var remoteConfig: RemoteConfigApplier?
+    private var closed = false
+    private let logger = Logger(label: "hybrid.container")
+
+    /// A page in a new web view.
+    public convenience init(configuration: ContainerConfiguration, factory: any WebEngineFactory) throws {
+        let engine: any WebEngine
+        do { engine = try factory.makeEngine() } catch { throw ContainerError.engine(error) }
+        try self.init(
+            configuration: configuration, handle: EngineHandle(engine: engine), pooled: false)
+    }
+
+    /// A page in a warm view from `pool` (a new one, made by the pool, when none is idle).
+    public convenience init(configuration: ContainerConfiguration, pool: WebViewPool) throws {
+        let warm = pool.checkout()
+        let handle: EngineHandle
+        if let warm {
+            handle = warm
+        } else {
+            do { handle = try pool.makeColdHandle() } catch { throw ContainerError.engine(error) }
+        }
+        try self.init(configuration: configuration, handle: handle, pooled: warm != nil)
+    }
+
+    private init(configuration: ContainerConfiguration, handle: EngineHandle, pooled: Bool) throws {
+        self.handle = handle
+        self.configuration = configuration
+        self.isPooled = pooled
+        let engine = handle.engine
+        router = Router()
+
+        var assembly = PageAssembly(
+            modules: configuration.modules, userScripts: configuration.userScripts, engine: engine)
+        var fetcher: URLSessionNetworkFetcher?
+        var packages: PackageSchemeHandler?
+        if let serving = configuration.packages {
+            let network: any NetworkFetching
+            if let given = serving.network {
+                network = given
+            } else {
+                let own = URLSessionNetworkFetcher()
+                fetcher = own
+                network = own
+            }
+            let handler = PackageSchemeHandler(
+                store: serving.store, route: serving.route, hop: EngineExecutorHop.hop(onExecutorOf: engine),
+                navigate: serving.movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,
+                spaFallback: serving.spaFallback, network: network)
+            packages = handler
+            assembly.schemeHandlers[serving.route.scheme] = handler
+        }
+        let interception = configuration.features.lazy.compactMap { $0 as? RequestInterceptionFeature }.first
+        let applier = configuration.remoteConfig.map {
+            RemoteConfigApplier(
+                $0, engine: engine, packages: packages, switches: interception?.switches,
+                scheme: configuration.packages?.route.scheme ?? interception?.scheme)
+        }
+        applier?.prepare()
+        for feature in configuration.features {
+            do { try feature.contribute(to: &assembly) } catch {
+                fetcher?.shutDown()
+                Self.release(handle)
+                throw ContainerError.feature(String(describing: type(of: feature)), error)
+            }
+        }
+
+        let page: HybridPage
+        do {
+            page = try HybridPage(engine: engine, modules: assembly.modules, configuration: configuration.bridge)
+        } catch {
+            fetcher?.shutDown()
+            Self.release(handle)
+            throw ContainerError.bridge(error)
+        }
+        self.page = page
+        ownFetcher = fetcher
+        packageHandler = packages
+        remoteConfig = applier
+        for script in assembly.userScripts { engine.addUserScript(script) }
+        for host in configuration.messageHandlers {
+            engine.addScriptMessageHandler(
+                WeakScriptMessageHandler(host.handler), name: host.name, replies: host.replies)
+        }
+        if let userAgent = configuration.userAgent { engine.customUserAgent = userAgent }
+
+        recovery = configuration.recovery.map {
+            PageRecovery(engine: engine, policy: $0, isVisible: configuration.isVisible)
+        }
+        // The policy sees navigations first and passes on what it lets through; the engine holds delegates
+        // weakly, the container holds the policy.
+        let served = assembly.schemeHandlers.keys.map { $0.lowercased() }
+        let navigationPolicy = configuration.navigationPolicy.map { policy in
+            var policy = policy
+            policy.schemes.loadableSchemes.formUnion(served)
+            return NavigationPolicyController(engine: engine, configuration: policy)
+        }
+        self.navigationPolicy = navigationPolicy
+        router.container = self
+        if let navigationPolicy {
+            navigationPolicy.next = router
+            page.delegate = navigationPolicy
+            engine.uiDelegate = navigationPolicy
+        } else {
+            page.delegate = router
+        }
+        recovery?.assumeIsolated { $0.setDelegate(router) }
+
+        do {
+            for (scheme, handler) in assembly.wrappedSchemeHandlers() { try handle.serve(scheme, with: handler) }
+            for feature in configuration.features {
+                do {
+                    if let session = try feature.attach(to: page) { sessions.append(session) }
+                } catch {
+                    throw ContainerError.feature(String(describing: type(of: feature)), error)
+                }
+            }
+            applier?.start(modules: page.bridge.modules)
+        } catch let error as EngineError {
+            close()
+            throw ContainerError.engine(error)
+        } catch {
+            close()
+            throw error
+        }
+        LiveObjects.containerCount.add(1, ordering: .relaxed)
+        counted = true
+    }
+
+    private var counted = false
+
+    deinit {
+        close()
+        if counted { LiveObjects.containerCount.subtract(1, ordering: .relaxed) }
+    }
+
+    /// A view the container will not use after all: back to its pool, or closed.
+    private static func release(_ handle: EngineHandle) {
+        if let pool = handle.pool {
+            pool.giveBack(handle)
+        } else {
+            handle.close()
+        }
+    }
+
+    // MARK: Loading
+
+    public func load(_ request: EngineRequest) throws(EngineError) {
+        recovery?.assumeIsolated { $0.hostWillLoad(.request(request)) }
+        try engine.load(request)
+    }
+
+    public func load(_ url: URL) throws(EngineError) { try load(EngineRequest(url: url)) }
+
+    public func loadFile(_ url: URL, allowingReadAccessTo directory: URL) {
+        recovery?.assumeIsolated { $0.hostWillLoad(.file(url, readAccess: directory)) }
+        engine.loadFile(url, allowingReadAccessTo: directory)
+    }
+
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        recovery?.assumeIsolated { $0.hostWillLoad(.html(html, baseURL: baseURL)) }
+        engine.loadHTML(html, baseURL: baseURL)
+    }
+
+    // MARK: Lifecycle
+
+    /// The host shows or hides the page. A page that died while hidden is recovered when shown.
+    public func setVisible(_ visible: Bool) {
+        recovery?.assumeIsolated { $0.setVisible(visible) }
+    }
+
+    /// Looks for a white screen that came without a signal (empty title, empty body); recovers when found.
+    /// Hosts call it when the page comes on screen. Returns why the page was judged blank, or nil.
+    @discardableResult
+    public func checkForBlankPage() async -> String? {
+        guard let recovery else { return nil }
+        return await recovery.checkForBlankPage()
+    }
+
+    /// Detaches the page: features closed, bridge closed (pending calls fail), handlers removed, networking
+    /// shut down. A pooled view goes back to its pool to be reset; any other view is closed. Idempotent; also
+    /// done when the container is released.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        remoteConfig?.close()
+        remoteConfig = nil
+        for session in sessions.reversed() { session.close() }
+        sessions.removeAll()
+        page.close()
+        page.delegate = nil
+        if let navigationPolicy, engine.uiDelegate === navigationPolicy { engine.uiDelegate = nil }
+        recovery?.assumeIsolated { $0.stop() }
+        for host in configuration.messageHandlers { engine.removeScriptMessageHandler(name: host.name) }
+        handle.clearSchemes()
+        packageHandler = nil
+        ownFetcher?.shutDown()
+        ownFetcher = nil
+        if configuration.userAgent != nil { engine.customUserAgent = nil }
+        Self.release(handle)
+    }
+
+    // MARK: Events
+
+    fileprivate func didStart(_ url: URL?) {
+        if let url { packageHandler?.noteMainFrameNavigation(to: url) }
+    }
+
+    fileprivate func didCommit(_ url: URL?) { handle.noteCommitted(url) }
+
+    fileprivate func recovered(_ report: RecoveryReport) {
+        logger.info("page recovered", metadata: ["reason": "\(report.reason)", "attempt": "\(report.attempt)"])
+        bridge.assumeIsolated { bridge in
+            do { try bridge.emit("recovered", report) } catch {
+                logger.warning("could not tell the page it recovered", metadata: ["error": "\(error)"])
+            }
+        }
+        recoveryDelegate?.pageRecovered(report)
+    }
+
+    fileprivate func gaveUp(attempts: Int, trigger: RecoveryTrigger) {
+        recoveryDelegate?.pageRecoveryGaveUp(attempts: attempts, trigger: trigger)
+    }
+
+    /// The page's navigation delegate and the recovery's delegate: holds the container weakly, so neither the
+    /// page nor the recovery keeps it alive.
+    private final class Router: NavigationDelegate, PageRecoveryDelegate, @unchecked Sendable {
+        // Set once during the container's init; used on the engine's executor.
+        weak var container: HybridContainer?
+
+        private var host: (any NavigationDelegate)? { container?.navigationDelegate }
+
+        func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
+            host?.decidePolicy(for: action) ?? .allow
+        }
+
+        func decidePolicy(for response: NavigationResponse) -> NavigationResponsePolicy {
+            host?.decidePolicy(for: response) ?? (response.canShowMIMEType ? .allow : .download)
+        }
+
+        func didStartNavigation(to url: URL?) {
+            container?.didStart(url)
+            host?.didStartNavigation(to: url)
+        }
+
+        func didCommitNavigation(to url: URL?) {
+            container?.didCommit(url)
+            host?.didCommitNavigation(to: url)
+        }
+
+        func didFinishNavigation(to url: URL?) {
+            container?.recovery?.assumeIsolated { $0.loadFinished() }
+            host?.didFinishNavigation(to: url)
+        }
+
+        func didFailNavigation(to url: URL?, error: String) {
+            container?.recovery?.assumeIsolated { $0.loadFailed() }
+            host?.didFailNavigation(to: url, error: error)
+        }
+
+        func webProcessDidTerminate(reason: WebProcessTerminationReason) {
+            container?.recovery?.assumeIsolated { $0.webProcessDidTerminate(reason: reason) }
+            host?.webProcessDidTerminate(reason: reason)
+        }
+
+        func pageRecovered(_ report: RecoveryReport) { container?.recovered(report) }
+
+        func pageRecoveryGaveUp(attempts: Int, trigger: RecoveryTrigger) {
+            container?.gaveUp(attempts: attempts, trigger: trigger)
+        }
+    }
+}

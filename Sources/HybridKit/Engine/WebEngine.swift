@@ -1,0 +1,78 @@
+import Foundation
+
+/// The port: what the core needs from a web view, and nothing more.
+///
+/// Roughly what WKWebView offers. Each engine (WebKitGTK here, WKWebView on Apple platforms) implements it
+/// in a thin adapter that holds no policy. Every requirement must be called on ``executor`` — the thread
+/// that owns the engine (GTK's thread, or the main thread on Apple platforms). Core types that talk to an
+/// engine are actors running on that same executor, so they call the port without hops.
+public protocol WebEngine: AnyObject, Sendable {
+    /// The serial executor that owns the engine. Actors that drive the engine run on it.
+    var executor: UnownedSerialExecutor { get }
+
+    // MARK: Loading
+    /// Loads `request` in the main frame. Engines that cannot send its method or body refuse it
+    /// (``EngineError/unsupported(_:)``) rather than silently load a different request.
+    func load(_ request: EngineRequest) throws(EngineError)
+    func loadHTML(_ html: String, baseURL: URL?)
+    func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL)
+    func reload()
+    func stopLoading()
+    var url: URL? { get }
+    var title: String? { get }
+
+    // MARK: Scripts
+    /// Evaluates `script` in the main frame and returns the result as JSON text (`nil` for `undefined`).
+    func evaluateJavaScript(_ script: String) async throws(EngineError) -> String?
+    /// Evaluates `script` in the main frame without waiting for, or converting, its result.
+    /// The cheap form for native→JS messages whose result nobody reads.
+    func evaluateJavaScriptIgnoringResult(_ script: String)
+    func addUserScript(_ script: UserScript)
+    /// Removes the first added script equal to `script` (documents loaded later no longer get it); nothing if none.
+    func removeUserScript(_ script: UserScript)
+    func removeAllUserScripts()
+    /// Registers `handler` under `name` (`window.webkit.messageHandlers[name]` in pages).
+    /// With `replies: true` and an engine that supports it, `postMessage` returns a promise the handler settles.
+    func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool)
+    func removeScriptMessageHandler(name: String)
+    /// Whether ``addScriptMessageHandler(_:name:replies:)`` can deliver replies on this engine.
+    var supportsMessageReplies: Bool { get }
+    /// Whether messages from the bridge runtime arrive with a ``ScriptMessage/frame`` the engine vouches for.
+    /// When true, messages without one (posted around the runtime) are not to be trusted.
+    var verifiesMessageFrames: Bool { get }
+
+    // MARK: Networking
+    /// Routes requests for `scheme` to `handler`. Engines may require this before the first load.
+    func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError)
+    var cookieStore: any EngineCookieStore { get }
+
+    // MARK: Navigation and lifecycle
+    /// The delegate is held weakly; the engine never keeps its owner alive.
+    var navigationDelegate: (any NavigationDelegate)? { get set }
+    var customUserAgent: String? { get set }
+    /// Hears script dialogs, downloads and sub-resource failures; held weakly, like ``navigationDelegate``.
+    var uiDelegate: (any EngineUIDelegate)? { get set }
+    /// Kills the web content process (for tests of white-screen recovery and for hosts that need it).
+    func terminateWebProcess()
+    /// A PNG image of what the page shows now.
+    func snapshotPNG() async throws(EngineError) -> Data
+    /// Tears the view down now (stops loads, ends its scheme tasks, frees its process) rather than whenever it
+    /// is released. Later calls do nothing.
+    func close()
+
+    // MARK: Website data
+    /// Removes data of `types`: all of it when `modifiedSince` is nil, else what was written since that date.
+    /// Engines usually keep this data per context (process-wide), not per view. An engine that cannot honour
+    /// `modifiedSince` for a type (WebKitGTK for cookies) throws ``EngineError/unsupported(_:)`` and clears nothing.
+    func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?) async throws(EngineError)
+
+    // MARK: History, for pools that hand a used view to the next page
+    /// Opaque bytes describing the back/forward history, to restore later with ``restoreHistory(_:)``.
+    /// Nil when the engine cannot do this; a pool then never reuses a view whose history grew.
+    func historySnapshot() -> Data?
+    /// Replaces the back/forward history with `snapshot`, without navigating. False when it could not.
+    func restoreHistory(_ snapshot: Data) -> Bool
+    /// Entries in the back/forward list as the engine keeps it, nil when it cannot say. (A document's own
+    /// `history.length` can lag behind a restored list until the next navigation: WebKitGTK 2.50.)
+    var historyLength: Int? { get }
+}

@@ -1,0 +1,15 @@
+
+/// `document.cookie` backed by the cookie jar for a container's custom-scheme pages (the engine keeps no cookies
+/// for them). Engine-store sync (``EngineCookieSync``) is app-wide, not per page: start it once at launch.
+public struct DocumentCookieFeature: PageFeature {
+    public let bridge: DocumentCookieBridge
+
+    public init(bridge: DocumentCookieBridge) { self.bridge = bridge }
+
+    public func contribute(to assembly: inout PageAssembly) throws {}
+
+    public func attach(to page: HybridPage) throws -> (any PageFeatureSession)? {
+        try bridge.install(on: page)
+        return nil
+    }
+}

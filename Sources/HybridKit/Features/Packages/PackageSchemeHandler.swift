@@ -1,0 +1,375 @@
+import Dispatch
+import Foundation
+import HybridPackages
+import Logging
+import Synchronization
+
+/// Serves the active packages of a ``PackageStore`` under a custom scheme, and everything else from the network.
+///
+/// `hybrid://shop.example.com/app/x.js` stands for `https://shop.example.com/app/x.js` (``OfflineURLMapping``).
+/// When an active package serves that URL and has the file, the file is streamed from disk with the manifest's
+/// type and SHA-256 as its ETag (conditional and single-range requests honoured). Otherwise — no package, file
+/// not in the package, a method other than GET/HEAD, or a prefix on the degrade list — the real URL is fetched
+/// with ``NetworkFetching`` and streamed through. Paths that try to leave a package fail as forbidden.
+///
+/// A main document fetched from the network is not allowed to redirect behind the engine's back: the engine would
+/// show the final page under the first URL, so relative links, `location` and reloads would all be wrong. Its 3xx
+/// is caught instead, the task ends and ``EngineNavigator`` loads the final URL (back on the custom scheme when
+/// the route covers it). Sub-resources keep following redirects in URLSession: their URL is never shown.
+///
+/// Called on the engine's executor like every ``SchemeHandler``; disk reads run on a background queue and each
+/// chunk hops back with ``EngineHop``. The next chunk is read only after the previous one was handed to the
+/// engine, so a large file never piles up in memory.
+public final class PackageSchemeHandler: SchemeHandler {
+    public let mapping: OfflineURLMapping
+    public let resolver: PackageResolver
+    private let network: any NetworkFetching
+    private let hop: EngineHop
+    private let chunkSize: Int
+    private let readQueue = DispatchQueue(label: "hybrid.offline.read", qos: .userInitiated, attributes: .concurrent)
+    private let degraded = Mutex<[URLPrefix]>([])
+    private let metrics = PackageRequestMetrics()
+    private let logger = Logger(label: "hybrid.packages")
+    // Keyed by task identity. Written on the engine's executor only, so a hop that finds its transfer here
+    // knows `stop(_:)` has not been called for it.
+    private let transfers = Mutex<[ObjectIdentifier: Transfer]>([:])
+    private let navigate: EngineNavigator?
+    // Main-frame URLs about to be requested, oldest first, with how many redirects led to each. Bounded: a noted
+    // navigation the engine never requests (cancelled, served from the back-forward cache) must not pile up.
+    private let mainFrameURLs = Mutex<[(url: URL, redirects: Int)]>([])
+
+    /// Longest chain of main-document redirects followed before the load fails (what browsers allow, roughly).
+    public static let redirectLimit = 10
+
+    /// - Parameters:
+    ///   - hop: runs a closure on the engine's executor; ``hop(onExecutorOf:)`` makes one for an engine.
+    ///   - navigate: loads a main document's redirect target; ``navigator(for:)`` makes one for an engine. Without
+    ///     it, main documents follow redirects like sub-resources and keep showing the URL first asked for.
+    ///   - spaFallback: serve a package's entry page for extension-less paths it has no file for.
+    public init(
+        store: PackageStore, route: OfflineRoute, hop: @escaping EngineHop, navigate: EngineNavigator? = nil,
+        spaFallback: Bool = false, network: any NetworkFetching = URLSessionNetworkFetcher(),
+        chunkSize: Int = 256 * 1024
+    ) {
+        self.navigate = navigate
+        mapping = OfflineURLMapping(route: route)
+        resolver = PackageResolver(store: store, spaFallback: spaFallback)
+        self.network = network
+        self.hop = hop
+        self.chunkSize = chunkSize
+    }
+
+    /// URL prefixes that always load from the network, even when a package serves them (to take a broken
+    /// package out of service without an update). Takes effect on the next request.
+    public var degradedPrefixes: Set<String> { Set(degraded.withLock { $0.map(\.description) }) }
+
+    public func setDegradedPrefixes(_ prefixes: Set<String>) throws(OfflineRouteError) {
+        var parsed: [URLPrefix] = []
+        for text in prefixes {
+            guard let prefix = URLPrefix(text) else { throw .invalidPrefix(text) }
+            parsed.append(prefix)
+        }
+        degraded.withLock { $0 = parsed }
+    }
+
+    /// Tells the handler the engine is loading `url` in the main frame, so a redirect of it moves the view.
+    ///
+    /// Call it from ``NavigationDelegate/didStartNavigation(to:)``, which engines report for the main frame only
+    /// and before they request the document. Requests themselves do not say (WebKitGTK 2.50 sends no
+    /// `Sec-Fetch-Dest` on custom schemes, and iframes get the same `Accept`), nor do its navigation actions
+    /// (``NavigationAction/isMainFrame`` is true for iframes there); and treating an iframe's redirect as the
+    /// page's would replace the page.
+    public func noteMainFrameNavigation(to url: URL) {
+        guard url.scheme?.lowercased() == mapping.route.scheme else { return }
+        // A navigation this handler started for a redirect is reported too: keep the count its note carries.
+        guard !mainFrameURLs.withLock({ $0.contains { $0.url == url } }) else { return }
+        note(url, redirects: 0)
+    }
+
+    private func note(_ url: URL, redirects: Int) {
+        mainFrameURLs.withLock { noted in
+            noted.removeAll { $0.url == url }
+            noted.append((url, redirects))
+            if noted.count > 16 { noted.removeFirst(noted.count - 16) }
+        }
+    }
+
+    /// Whether `request` loads the main frame's document, and after how many redirects; consumes the note.
+    private func mainDocumentRedirects(_ request: EngineRequest) -> Int? {
+        let noted = mainFrameURLs.withLock { noted in
+            noted.firstIndex { $0.url == request.url }.map { noted.remove(at: $0).redirects }
+        }
+        if let noted { return noted }
+        // Engines that do send fetch metadata need no note; an iframe says `iframe` here.
+        return request.header("Sec-Fetch-Dest")?.lowercased() == "document" ? 0 : nil
+    }
+
+    // MARK: SchemeHandler
+
+    public func start(_ task: any SchemeTask) {
+        guard let url = mapping.packageURL(for: task.request.url) else {
+            metrics.count(.refused)
+            task.fail(
+                .forbidden("\(task.request.url.absoluteString) is not a '\(mapping.route.scheme)' URL with a host"))
+            return
+        }
+        // Consumed here, whatever serves the request, so a note cannot outlive the navigation it was made for.
+        let redirects = mainDocumentRedirects(task.request)
+        let method = task.request.method.uppercased()
+        // Packages hold static files: other methods (form posts, APIs) are the server's business.
+        guard method == "GET" || method == "HEAD" else {
+            metrics.count(.miss)
+            fetch(url, for: task, mainDocumentAfter: redirects)
+            return
+        }
+        guard !isDegraded(url) else {
+            metrics.count(.degraded)
+            logger.debug("degraded prefix: loading from the network", metadata: ["url": "\(url.absoluteString)"])
+            fetch(url, for: task, mainDocumentAfter: redirects)
+            return
+        }
+        let resolved: ResolvedPackageFile?
+        do {
+            resolved = try resolver.resolve(url.absoluteString)
+        } catch {
+            metrics.count(.refused)
+            logger.warning("refused package path", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
+            task.fail(.forbidden(error.description))
+            return
+        }
+        guard let resolved else {
+            metrics.count(.miss)
+            logger.debug("package miss: loading from the network", metadata: ["url": "\(url.absoluteString)"])
+            fetch(url, for: task, mainDocumentAfter: redirects)
+            return
+        }
+        metrics.count(.hit)
+        serve(resolved, to: task, headOnly: method == "HEAD")
+    }
+
+    /// Requests go to the network with their body as it arrives when the fetcher streams it.
+    public var readsBodySource: Bool { network.readsBodySource }
+
+    public func stop(_ task: any SchemeTask) {
+        transfers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }?.cancel()
+    }
+
+    // MARK: Package files
+
+    private func serve(_ file: ResolvedPackageFile, to task: any SchemeTask, headOnly: Bool) {
+        let plan = PackageResponsePlan(entry: file.entry, request: task.request)
+        guard let range = plan.body, !headOnly else {
+            task.respond(plan.response)
+            task.finish()
+            return
+        }
+        let transfer = register(task)
+        let chunkSize = self.chunkSize
+        readQueue.async { [self] in
+            let reader: FileChunkReader
+            do {
+                reader = try FileChunkReader(url: file.fileURL, range: range, chunkSize: chunkSize)
+            } catch {
+                end(task, transfer, .failed(Self.damaged(file, error)))
+                return
+            }
+            hop { [self] in
+                guard isActive(task, transfer) else { return }
+                task.respond(plan.response)
+                readNext(reader, file, task, transfer)
+            }
+        }
+    }
+
+    /// Reads one chunk on the read queue, hands it to the task on the engine's executor, then schedules the next.
+    private func readNext(
+        _ reader: FileChunkReader, _ file: ResolvedPackageFile, _ task: any SchemeTask, _ transfer: Transfer
+    ) {
+        readQueue.async { [self] in
+            guard !transfer.isCancelled else { return }
+            let chunk: Data
+            do {
+                chunk = try reader.next()
+            } catch {
+                end(task, transfer, .failed(Self.damaged(file, error)))
+                return
+            }
+            hop { [self] in
+                guard isActive(task, transfer) else { return }
+                task.send(chunk)
+                if reader.isDone {
+                    unregister(task)
+                    task.finish()
+                } else {
+                    readNext(reader, file, task, transfer)
+                }
+            }
+        }
+    }
+
+    private static func damaged(_ file: ResolvedPackageFile, _ error: any Error) -> String {
+        "\(file.package.id) \(file.package.version): cannot read \(file.entry.path) (\(error)); "
+            + "the store is damaged: reopen the PackageStore to repair it, or reinstall the package"
+    }
+
+    // MARK: Network
+
+    private func isDegraded(_ url: URL) -> Bool {
+        guard let asked = URLPrefix(url.absoluteString) else { return false }
+        return degraded.withLock { prefixes in
+            prefixes.contains { $0.origin == asked.origin && asked.path.hasPrefix($0.path) }
+        }
+    }
+
+    /// - Parameter redirects: for a main document, how many redirects led to it; nil for anything else.
+    private func fetch(_ url: URL, for task: any SchemeTask, mainDocumentAfter redirects: Int?) {
+        // Only origins the route names: anything else would let pages use the app as an open proxy
+        // (loopback and private hosts included) without CORS.
+        guard mapping.isRouted(url) else {
+            metrics.count(.refused)
+            task.fail(
+                .forbidden(
+                    "\(url.absoluteString) is not under an origin of the offline route; add its prefix to "
+                        + "OfflineRoute.prefixes or reference it with an absolute http(s) URL"))
+            return
+        }
+        var request = task.request
+        request.url = url
+        // The server sees the page it stands for, not the custom scheme.
+        request.headers = request.headers.map { header in
+            guard header.name.caseInsensitiveCompare("Referer") == .orderedSame,
+                let referer = URL(string: header.value), let mapped = mapping.packageURL(for: referer)
+            else { return header }
+            return (header.name, mapped.absoluteString)
+        }
+        // Only GET and HEAD: a navigation can re-issue those, while a form post answered with 307/308 must be
+        // re-sent with its body, which engines cannot load (WebKitGTK loads GET only). Posts keep following
+        // natively and show the URL they were posted to.
+        let redirects =
+            navigate != nil && (request.method.uppercased() == "GET" || request.method.uppercased() == "HEAD")
+            ? redirects : nil
+        let mode = (task as? any RedirectModeCarrying)?.redirectMode ?? .follow
+        let transfer = register(task)
+        let fetch = network.fetch(request, followRedirects: redirects == nil && mode == .follow) { [weak self] event in
+            transfer.enqueue(event)
+            self?.hop { [weak self] in
+                self?.deliver(
+                    transfer.drain(), to: task, transfer, mainDocument: redirects.map { (url, $0) },
+                    refusesRedirects: mode == .error)
+            }
+        }
+        transfer.attach(fetch)
+    }
+
+    /// Passes network events to the task, on the engine's executor, until the transfer ends.
+    /// - Parameter mainDocument: the fetched URL and the redirects that led to it, for a main document.
+    private func deliver(
+        _ events: [NetworkFetchEvent], to task: any SchemeTask, _ transfer: Transfer,
+        mainDocument: (url: URL, redirects: Int)?, refusesRedirects: Bool
+    ) {
+        for event in events {
+            guard isActive(task, transfer) else { return }
+            switch event {
+            case .response(var response):
+                if let mainDocument, let target = redirectTarget(of: response, from: mainDocument.url) {
+                    redirect(task, transfer, to: target, after: mainDocument.redirects)
+                    return
+                }
+                if refusesRedirects, Self.isRedirect(response) {
+                    unregister(task)
+                    transfer.cancel()
+                    task.fail(
+                        .failed(
+                            "\(task.request.url.absoluteString) answered \(response.statusCode) and the request's "
+                                + "redirect mode is 'error'"))
+                    return
+                }
+                // The page knows the final URL on the custom scheme when the route covers it, as it asked.
+                if let final = response.redirection?.url, mapping.isRouted(final),
+                    let custom = mapping.customURL(for: final)
+                {
+                    response.redirection?.url = custom
+                }
+                task.respond(response)
+            case .data(let data): task.send(data)
+            case .finished:
+                unregister(task)
+                task.finish()
+            case .failed(let message):
+                unregister(task)
+                task.fail(.failed(message))
+            }
+        }
+    }
+
+    // MARK: Main-document redirects
+
+    private static func isRedirect(_ response: SchemeResponse) -> Bool {
+        RedirectRule.redirectStatuses.contains(response.statusCode)
+            && response.headers.keys.contains { $0.caseInsensitiveCompare("Location") == .orderedSame }
+    }
+
+    /// Where a 3xx sends the page: back on the custom scheme when the route covers the target's origin (so it is
+    /// served from a package when one has it), else the http(s) URL itself, which the engine loads natively.
+    private func redirectTarget(of response: SchemeResponse, from url: URL) -> URL? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+            let location = response.headers.first(where: {
+                $0.key.caseInsensitiveCompare("Location") == .orderedSame
+            })?.value,
+            let absolute = URL(string: location, relativeTo: url)?.absoluteURL,
+            let scheme = absolute.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }  // Not a redirect the page could follow: shown as the server sent it.
+        return mapping.isRouted(absolute) ? mapping.customURL(for: absolute) : absolute
+    }
+
+    /// Ends the task and loads `target` in its place.
+    ///
+    /// The task fails rather than answering with a stub page: a failed provisional load leaves no history entry
+    /// (a stub would commit one, and going back to it would redirect again) and shows nothing. The navigation
+    /// starts first, so the engine cancels this load as superseded and never gets to show an error page for it;
+    /// the failure is ignored then, and only matters if the navigation could not start.
+    private func redirect(_ task: any SchemeTask, _ transfer: Transfer, to target: URL, after redirects: Int) {
+        unregister(task)
+        transfer.cancel()
+        guard redirects < Self.redirectLimit, let navigate else {
+            task.fail(
+                .failed(
+                    MainDocumentRedirectError.tooManyRedirects(url: task.request.url, limit: Self.redirectLimit)
+                        .description))
+            return
+        }
+        if target.scheme?.lowercased() == mapping.route.scheme { note(target, redirects: redirects + 1) }
+        metrics.count(.redirected)
+        logger.debug(
+            "main document redirected",
+            metadata: ["from": "\(task.request.url.absoluteString)", "to": "\(target.absoluteString)"])
+        navigate(target)
+        task.fail(.failed("\(task.request.url.absoluteString) redirected to \(target.absoluteString)"))
+    }
+
+    // MARK: Transfers
+
+    private func register(_ task: any SchemeTask) -> Transfer {
+        let transfer = Transfer()
+        transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
+        return transfer
+    }
+
+    private func unregister(_ task: any SchemeTask) {
+        _ = transfers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
+    }
+
+    /// Whether `transfer` is still the task's live transfer. Checked on the engine's executor before every call
+    /// to the task, so nothing reaches it after `stop(_:)`.
+    private func isActive(_ task: any SchemeTask, _ transfer: Transfer) -> Bool {
+        transfers.withLock { $0[ObjectIdentifier(task)] } === transfer && !transfer.isCancelled
+    }
+
+    private func end(_ task: any SchemeTask, _ transfer: Transfer, _ error: SchemeTaskError) {
+        hop { [self] in
+            guard isActive(task, transfer) else { return }
+            unregister(task)
+            task.fail(error)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// How a container applies a signed remote configuration (``RemoteConfigStore``) to its page, now and whenever
+/// the store takes a newer one:
+///
+/// - `degradedPrefixes`: those URLs load from the network, never from packages, and pages under them are never
+///   hooked (the package handler's degrade list and the request hooks' switches);
+/// - `hooks`: `xhr`, `fetch`, `sendBeacon` and `form` switch each hooked API, `proxy` full proxy, `all` every
+///   hook (see ``InterceptionSwitches``); names the configuration leaves out keep the app's setting;
+/// - `bridgePermissions`: module → origins allowed to call it (``AccessOverride``, narrowing by default);
+/// - `scripts`: replace the ``scripts`` registered here by name, for documents loaded after the change.
+public struct RemoteConfigApplication: Sendable {
+    public var store: RemoteConfigStore
+    /// Scripts a configuration may replace, injected in this order after the page's own scripts.
+    public var scripts: [NamedUserScript]
+    /// `.narrow` (default): the configuration can withdraw a module from origins, never open it to new ones.
+    public var bridgePermissionMode: AccessOverride.Mode
+    /// Content of replacement scripts that do not travel inline (from a package, say); checked against their
+    /// SHA-256 before use. Nil: such replacements are refused and the registered script stays.
+    public var scriptContent: (@Sendable (ReplacementScript) -> Data?)?
+
+    public init(
+        store: RemoteConfigStore, scripts: [NamedUserScript] = [], bridgePermissionMode: AccessOverride.Mode = .narrow,
+        scriptContent: (@Sendable (ReplacementScript) -> Data?)? = nil
+    ) {
+        self.store = store
+        self.scripts = scripts
+        self.bridgePermissionMode = bridgePermissionMode
+        self.scriptContent = scriptContent
+    }
+}

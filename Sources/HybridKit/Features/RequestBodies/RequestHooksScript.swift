@@ -1,0 +1,84 @@
+import Foundation
+
+/// The request hooks (Resources/js/hooks.js) with a config baked in, as a user script for every frame.
+public enum RequestHooksScript {
+    public enum ScriptError: Error, CustomStringConvertible {
+        case missingResource
+        public var description: String { "hooks.js is missing from the HybridKit bundle" }
+    }
+
+    static let placeholder = "__HYBRID_REQUEST_CONFIG__"
+
+    /// The hook source with `config` for pages on `schemes`; `bodyKey` is the handler's
+    /// (``InterceptingSchemeHandler/bodyKey``), put on the bodies the hooks vouch for.
+    public static func source(
+        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String
+    ) throws -> String {
+        guard let url = Bundle.module.url(forResource: "hooks", withExtension: "js", subdirectory: "js") else {
+            throw ScriptError.missingResource
+        }
+        let template = try String(contentsOf: url, encoding: .utf8)
+        return template.replacingOccurrences(
+            of: placeholder, with: try configJSON(config, schemes, switches, bodyKey: bodyKey))
+    }
+
+    public static func userScript(
+        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String
+    ) throws -> UserScript {
+        UserScript(
+            source: try source(config: config, schemes: schemes, switches: switches, bodyKey: bodyKey), allFrames: true)
+    }
+
+    /// Sets the switches the hooks read for documents loaded after it (user scripts run in the order added).
+    public static func switchesScript(_ settings: InterceptionSwitches.Settings) -> UserScript {
+        UserScript(source: "window.__hybridRequestSwitches = \(switchesJSON(settings));", allFrames: true)
+    }
+
+    /// What the hooks read at run time: `enabled`, `proxyEnabled`, `apis` (name → on) and `degraded`.
+    private struct SwitchesPayload: Encodable {
+        let enabled: Bool
+        let proxyEnabled: Bool
+        let apis: [String: Bool]
+        let degraded: [String]
+
+        init(_ settings: InterceptionSwitches.Settings) {
+            enabled = settings.hooksEnabled
+            proxyEnabled = settings.proxyEnabled
+            apis = Dictionary(
+                uniqueKeysWithValues: RequestAPI.allCases.map { ($0.rawValue, !settings.disabledAPIs.contains($0)) })
+            degraded = settings.degradedPages
+        }
+    }
+
+    static func switchesJSON(_ settings: InterceptionSwitches.Settings) -> String {
+        // Encoding cannot fail for strings and booleans; "{}" would leave the baked-in config in charge.
+        (try? scriptSafeJSON(SwitchesPayload(settings))) ?? "{}"
+    }
+
+    static func configJSON(
+        _ config: InterceptionConfig, _ schemes: [String], _ switches: InterceptionSwitches, bodyKey: String
+    ) throws -> String {
+        struct Payload: Encodable {
+            let defaultStrategy: InterceptionStrategy
+            let rules: [InterceptionConfig.Rule]
+            let degraded: [String]
+            let chunkBytes: Int
+            let uploadsInFlight: Int
+            let schemes: [String]
+            let switches: SwitchesPayload
+            let bodyKey: String
+        }
+        let payload = Payload(
+            defaultStrategy: config.defaultStrategy, rules: config.rules, degraded: config.degraded,
+            chunkBytes: max(1024, config.chunkBytes), uploadsInFlight: min(16, max(1, config.uploadsInFlight)),
+            schemes: schemes.map { $0.lowercased() }, switches: SwitchesPayload(switches.effective), bodyKey: bodyKey)
+        return try scriptSafeJSON(payload)
+    }
+
+    /// JSON that stays one expression inside a script whatever its strings contain: `</` and U+2028/9 escaped.
+    private static func scriptSafeJSON(_ value: some Encodable) throws -> String {
+        let data = try JSONEncoder().encode(value)
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "</", with: "<\\/")
+            .replacingOccurrences(of: "\u{2028}", with: "\\u2028").replacingOccurrences(of: "\u{2029}", with: "\\u2029")
+    }
+}

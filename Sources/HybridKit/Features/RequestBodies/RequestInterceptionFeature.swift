@@ -1,0 +1,64 @@
+import Foundation
+
+/// Request-body hooks for a container's pages: the hooks script in every frame and an
+/// ``InterceptingSchemeHandler`` in front of whatever serves `scheme` (usually the package handler), so bodies
+/// the engine would lose travel by id, and full-proxy pages go through `proxy`.
+public struct RequestInterceptionFeature: PageFeature {
+    public var scheme: String
+    public var config: InterceptionConfig
+    /// Native networking for full-proxy pages (`NativeProxy`, with the cookie jar's handler); nil: body by id only.
+    public var proxy: (any RequestProxying)?
+    /// Shared with the host, which may flip them at run time.
+    public var switches: InterceptionSwitches
+    /// The http(s) URL a custom-scheme URL stands for (`OfflineURLMapping.packageURL(for:)` of the package
+    /// route); nil: the scheme swapped for https.
+    public var mapURL: (@Sendable (URL) -> URL?)?
+
+    public init(
+        scheme: String = "hybrid", config: InterceptionConfig = InterceptionConfig(),
+        proxy: (any RequestProxying)? = nil, switches: InterceptionSwitches = InterceptionSwitches(),
+        mapURL: (@Sendable (URL) -> URL?)? = nil
+    ) {
+        self.mapURL = mapURL
+        self.scheme = scheme.lowercased()
+        self.config = config
+        self.proxy = proxy
+        self.switches = switches
+    }
+
+    public func contribute(to assembly: inout PageAssembly) throws {
+        guard let engine = assembly.engine else { throw RequestInterceptionFeatureError.noEngine }
+        if proxy == nil { switches.proxyEnabled = false }
+        // One key per page: the hooks put it on the bodies they vouch for, the handler reads only those.
+        let bodyKey = BodyStore.randomID()
+        assembly.userScripts.append(
+            try RequestHooksScript.userScript(config: config, schemes: [scheme], switches: switches, bodyKey: bodyKey))
+        let hop = EngineExecutorHop.hop(onExecutorOf: engine)
+        let (scheme, config, proxy, switches, mapURL) = (scheme, config, proxy, switches, mapURL)
+        assembly.schemeHandlerWrappers.append { served, handler in
+            guard served.lowercased() == scheme else { return handler }
+            return InterceptingSchemeHandler(
+                wrapping: handler, store: BodyStore(limits: config.store), switches: switches, proxy: proxy, hop: hop,
+                mapURL: mapURL, bodyKey: bodyKey)
+        }
+    }
+
+    /// Keeps the page in step with ``switches`` while it lives.
+    public func attach(to page: HybridPage) throws -> (any PageFeatureSession)? {
+        SwitchesSession(publisher: SwitchesPublisher(switches: switches, engine: page.engine))
+    }
+}
+
+private final class SwitchesSession: PageFeatureSession {
+    let publisher: SwitchesPublisher
+    init(publisher: SwitchesPublisher) { self.publisher = publisher }
+    func close() { publisher.cancel() }
+}
+
+public enum RequestInterceptionFeatureError: Error, CustomStringConvertible {
+    case noEngine
+
+    public var description: String {
+        "request interception needs the engine being wired (PageAssembly.engine); the container provides it"
+    }
+}

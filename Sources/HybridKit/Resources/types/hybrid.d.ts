@@ -1,0 +1,155 @@
+// Type declarations for HybridKit's page runtime (`window.hybrid`), its WebViewJavascriptBridge shim, the
+// `document.cookie` shim of custom-scheme pages (`window.hybridCookies`) and the request hooks
+// (`window.__hybridRequests`). Ship this file with your H5 project (or reference it with
+// /// <reference path="hybrid.d.ts" />). HybridKitTests type-checks it, and a page using every API, with tsc --strict.
+
+/** What went wrong with a bridge call. */
+export type HybridErrorCode =
+  /** The message could not be read: malformed, too large or too deeply nested. */
+  | 'bad_message'
+  /** No native module has this name. */
+  | 'unknown_module'
+  /** The module has no method with this name. */
+  | 'unknown_method'
+  /** The arguments do not match what the native method expects (or cannot be serialised). */
+  | 'bad_arguments'
+  /** This page's origin, or this frame, may not call the module. */
+  | 'denied'
+  /** The native method failed; details are in the native log. */
+  | 'internal'
+  /** No answer in time (the page's timeout or the native method's). */
+  | 'timeout'
+  /** The page navigated away while the call was pending. */
+  | 'navigated'
+  /** The native bridge was torn down while the call was pending. */
+  | 'closed';
+
+/** The error every failed bridge call rejects with. */
+export interface HybridError extends Error {
+  readonly name: 'HybridError';
+  readonly code: HybridErrorCode;
+  readonly details?: unknown;
+}
+
+export interface HybridCallOptions {
+  /** Milliseconds to wait before rejecting with `timeout`; 0 waits forever. Defaults to the native setting. */
+  timeout?: number;
+}
+
+/** Node-style callback for the callback form of `call`. */
+export type HybridCallback<T> = (error: HybridError | null, result?: T) => void;
+
+/** Module name → its method names, as the native side registered them. */
+export type HybridModuleCatalog = Record<string, string[]>;
+
+export interface Hybrid {
+  /** Runtime version. */
+  readonly version: string;
+  /**
+   * Calls a native method. Resolves with its result, or rejects with a HybridError.
+   * Calls made before the bridge is ready are queued and sent when it is.
+   * Arguments must survive `JSON.stringify`.
+   */
+  call<T = unknown>(module: string, method: string, args?: unknown, options?: HybridCallOptions): Promise<T>;
+  call<T = unknown>(module: string, method: string, args: unknown, callback: HybridCallback<T>): Promise<T>;
+  call<T = unknown>(module: string, method: string, args: unknown, options: HybridCallOptions, callback: HybridCallback<T>): Promise<T>;
+  /**
+   * Listens for a native event. Many listeners per event are allowed. Built-in events:
+   * `ready` (the module catalog) and `error` (a HybridError the native side could not attribute to a call).
+   * Returns a function that removes the listener.
+   */
+  on(event: 'ready', listener: (modules: HybridModuleCatalog) => void): () => void;
+  on(event: 'error', listener: (error: HybridError) => void): () => void;
+  /** The page came back from the back/forward cache (its scripts did not run again); the bridge works again. */
+  on(event: 'restore', listener: (info: { persisted: true }) => void): () => void;
+  /** Sent by HybridContainer when the page was reloaded after a white screen, so it can restore its state. */
+  on(event: 'recovered', listener: (report: HybridRecoveryReport) => void): () => void;
+  on<T = unknown>(event: string, listener: (data: T) => void): () => void;
+  /** Removes one listener, or every listener of the event when none is given. */
+  off(event: string, listener?: (data: any) => void): void;
+  /**
+   * Registers a handler native code can call. Its return value (or the value its promise resolves with)
+   * is the answer; a throw becomes a HybridError on the native side. Returns a function that removes it.
+   */
+  handle<A = unknown, R = unknown>(name: string, handler: (data: A) => R | Promise<R>): () => void;
+  /** Resolves with the module catalog once the native side is ready. */
+  readonly ready: Promise<HybridModuleCatalog>;
+  readonly isReady: boolean;
+  readonly modules: HybridModuleCatalog;
+  /** The class of bridge errors, for `instanceof` checks. */
+  readonly HybridError: new (code: HybridErrorCode, message: string, details?: unknown) => HybridError;
+}
+
+/** Answers a WebViewJavascriptBridge call: what the caller's `responseCallback` receives. */
+export type WVJBResponseCallback = (response?: any) => void;
+
+/** A JavaScript handler native code can call by name (`callJavaScript`). */
+export type WVJBHandler = (data: any, responseCallback: WVJBResponseCallback) => void;
+
+/** WebViewJavascriptBridge's API, for existing H5 code. */
+export interface WebViewJavascriptBridge {
+  /** Registers a handler native code can call; it answers through `responseCallback`. */
+  registerHandler(name: string, handler: WVJBHandler): void;
+  /** Calls a native handler (a method of the `wvjb` module, under any name) with no data. */
+  callHandler(name: string, responseCallback: (response: any) => void): void;
+  /** Calls a native handler (a method of the `wvjb` module, under any name). */
+  callHandler(name: string, data?: any, responseCallback?: (response: any) => void): void;
+  /** Present for compatibility: alerts never block the bridge, so there is nothing to disable. */
+  disableJavscriptAlertBoxSafetyTimeout(): void;
+}
+
+/** What the page's `setupWebViewJavascriptBridge` queues in `window.WVJBCallbacks` until the bridge appears. */
+export type WVJBCallback = (bridge: WebViewJavascriptBridge) => void;
+
+/** The library's page-side setup function (pages define it themselves; its queue and iframe are supported). */
+export type SetupWebViewJavascriptBridge = (callback: WVJBCallback) => void;
+
+/** `document.cookie` on custom-scheme pages (`window.hybridCookies`, injected by `DocumentCookieBridge`). */
+export interface HybridCookies {
+  /** Resolves once the jar's cookies for this page have arrived (one bridge round trip after the document starts). */
+  readonly ready: Promise<void>;
+}
+
+/** How the request hooks handle the page's requests. */
+export type HybridRequestStrategy = 'off' | 'bodyByID' | 'fullProxy';
+
+/** The request hooks of this page (`window.__hybridRequests`, on pages of hooked schemes). */
+export interface HybridRequests {
+  /** Whether this page's requests are hooked now (switched on by native, by the page, and not degraded). */
+  readonly enabled: boolean;
+  /** The strategy in force: 'off' when the hooks are off. */
+  readonly strategy: HybridRequestStrategy;
+  /** Switches this page's own hooks off (and back on). */
+  setEnabled(on: boolean): void;
+  /** Hooks another window of this page (e.g. a frame it made) as this page. */
+  hooksRealm(child: Window): void;
+}
+
+declare global {
+  interface Window {
+    readonly hybrid: Hybrid;
+    /** Absent while the page's first scripts run; it appears once the document is parsed. */
+    readonly WebViewJavascriptBridge?: WebViewJavascriptBridge;
+    WVJBCallbacks?: WVJBCallback[];
+    /** Only on custom-scheme pages with the document.cookie shim. */
+    readonly hybridCookies?: HybridCookies;
+    /** Only on pages of a hooked scheme. */
+    readonly __hybridRequests?: HybridRequests;
+  }
+  interface DocumentEventMap {
+    /** The older WebViewJavascriptBridge signal: dispatched on `document` when the bridge appears. */
+    WebViewJavascriptBridgeReady: Event;
+  }
+  const hybrid: Hybrid;
+}
+
+/** What a page hears after a white-screen recovery (`hybrid.on('recovered', …)`). */
+export interface HybridRecoveryReport {
+  /** Why the page was reloaded. */
+  reason: 'crashed' | 'memory' | 'terminated' | 'blank';
+  /** 1 for the first attempt of a series. */
+  attempt: number;
+  url?: string;
+  /** The page died while hidden and was reloaded when shown. */
+  deferred: boolean;
+}

@@ -1,0 +1,17 @@
+import Foundation
+import HybridKit
+
+/// Makes WebKitGTK views for containers and pools. ``GTKRuntime/start()`` must have succeeded.
+public struct GTKEngineFactory: WebEngineFactory {
+    public var configuration: GTKWebView.Configuration
+
+    public init(configuration: GTKWebView.Configuration = GTKWebView.Configuration()) {
+        self.configuration = configuration
+    }
+
+    public var executor: UnownedSerialExecutor { GTKRuntime.shared.executor.asUnownedSerialExecutor() }
+
+    public func makeEngine() throws(EngineError) -> any WebEngine {
+        GTKWebView.makeOnGTKThread(configuration: configuration)
+    }
+}

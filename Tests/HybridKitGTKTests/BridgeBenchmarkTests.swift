@@ -1,0 +1,27 @@
+import Foundation
+import HybridKitGTK
+import HybridTour
+import Testing
+
+/// `hybrid bench bridge`, small: every figure is timed natively.
+@Suite(.serialized) struct BridgeBenchmarkTests {
+    @Test func inFlightFiguresAreTimedNativelyNotWithThePagesMillisecondClock() async throws {
+        var options = BridgeBenchmark.Options()
+        options.calls = 100
+        options.inFlight = 200
+        options.rounds = 3
+        options.sizes = [100]
+        let figures = try await BridgeBenchmark.run(options)
+        let inFlight = figures.filter { $0.figure.contains("in flight") }
+        #expect(inFlight.count == 2)
+        for figure in inFlight {
+            #expect(figure.value.isFinite && figure.value > 0, "\(figure.figure): \(figure.value)")
+            // 200 calls at `value` per second took this long. The page's clock is coarsened to 1 ms, so a
+            // figure it timed is 200 calls in a whole number of milliseconds; a native one practically never is.
+            let milliseconds = 200 * 1000 / figure.value
+            #expect(
+                abs(milliseconds - milliseconds.rounded()) > 1e-6,
+                "\(figure.figure): \(figure.value) calls/s is 200 calls in exactly \(milliseconds) ms")
+        }
+    }
+}
