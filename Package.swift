@@ -9,8 +9,6 @@ let package = Package(
         .library(name: "HybridKit", targets: ["HybridKit"]),
         .library(name: "HybridKitGTK", targets: ["HybridKitGTK"]),
         .library(name: "HybridKitWK", targets: ["HybridKitWK"]),
-        // Loaded by WebKitGTK's web processes (dlopen), never linked: see Sources/HybridWebExtension.
-        .library(name: "HybridWebExtension", type: .dynamic, targets: ["HybridWebExtension"]),
         // Used on their own by tools and servers that host no web view.
         .library(name: "HybridCookies", targets: ["HybridCookies"]),
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
@@ -51,18 +49,19 @@ let package = Package(
             pkgConfig: "webkit2gtk-4.1",
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]
         ),
-        // WebKitGTK's web-process extension API (C only).
-        .systemLibrary(name: "CWebKitWebExtension", pkgConfig: "webkit2gtk-web-extension-4.1"),
-        // The web-process extension that stamps each frame's messages with its security origin.
-        .target(name: "HybridWebExtension", dependencies: ["CWebKitWebExtension"]),
-        // The WebKitGTK adapter: implements the port on the GTK thread.
+        // The WebKitGTK adapter: implements the port on the GTK thread. Its web-process extension (C, in
+        // WebProcessExtension/, loaded by WebKit's web processes, never linked) is compiled by the plugin below
+        // into a resource of this target, so every build of the adapter carries it.
         .target(
             name: "HybridKitGTK",
             dependencies: [
                 "HybridKit", "CWebKitGTK",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            exclude: ["WebProcessExtension"],
+            plugins: ["WebProcessExtensionBuilder"]
         ),
+        .plugin(name: "WebProcessExtensionBuilder", capability: .buildTool()),
         // The WKWebView adapter (Apple platforms only; compiles to nothing elsewhere).
         .target(name: "HybridKitWK", dependencies: ["HybridKit"]),
         // Offline packages: format, signing, installer, store, resolver, release documents

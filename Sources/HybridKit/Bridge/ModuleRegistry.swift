@@ -63,9 +63,9 @@ public final class ModuleRegistry: Sendable {
 
     static func unverifiedFrame(_ module: String) -> String {
         "module '\(module)' is limited to some origins or to the main frame, and the engine did not identify the "
-            + "calling frame. On WebKitGTK, HybridKit's web-process extension was not loaded: build the "
-            + "HybridWebExtension product (libHybridWebExtension.so) beside the executable, or set "
-            + "HYBRID_WEB_EXTENSION to its path"
+            + "calling frame. On WebKitGTK, HybridKit's web-process extension was not loaded: every build of "
+            + "HybridKitGTK puts libHybridWebExtension.so in its resource bundle (…_HybridKitGTK.resources); ship "
+            + "that directory beside the executable, or set HYBRID_WEB_EXTENSION to the library's path"
     }
 
     private func checkAccess(

@@ -2,7 +2,7 @@ import CWebKitGTK
 import Foundation
 import HybridKit
 
-/// Messages from the frame-stamping web-process extension (Sources/HybridWebExtension): a post from the
+/// Messages from the frame-stamping web-process extension (WebProcessExtension/frame_stamp.c): a post from the
 /// bridge runtime, with the URI, security origin and main-frame flag of the document that made it, as the web
 /// process knows them.
 enum GTKFrameMessage {

@@ -115,7 +115,8 @@ public final class DocumentCookieBridge: Sendable {
         guard call.originVerified else {
             throw .denied(
                 "document.cookie needs the frame's origin from the engine; on WebKitGTK load HybridKit's web "
-                    + "extension (libHybridWebExtension.so next to the executable, or HYBRID_WEB_EXTENSION)")
+                    + "extension (libHybridWebExtension.so in the …_HybridKitGTK.resources directory beside the executable, "
+                    + "or HYBRID_WEB_EXTENSION)")
         }
         guard let url = URL(string: text), url.scheme?.lowercased() == scheme, let origin = Self.origin(of: url)
         else { throw .badArguments("'\(text.prefix(200))' is not a \(scheme): URL") }
