@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HybridUpdateServer", targets: ["HybridUpdateServer"]),
         .library(name: "HybridNetwork", targets: ["HybridNetwork"]),
         .executable(name: "hybrid", targets: ["hybrid"]),
+        .executable(name: "hybrid-tools", targets: ["hybrid-tools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -118,13 +119,28 @@ let package = Package(
             ],
             resources: [.copy("Pages")]
         ),
-        .executableTarget(
-            name: "hybrid",
+        // The commands that need no web view (pack, verify, diff, serve, config, cookies, keygen), shared by both
+        // executables: `hybrid-tools` has only these and builds without WebKitGTK; `hybrid` adds the demo and the
+        // benchmarks, which drive the engine, so a developer has one tool and a release machine needs no engine.
+        .target(
+            name: "HybridTools",
             dependencies: [
-                "HybridKit", "HybridKitGTK", "HybridTour", "HybridUpdateServer", "HybridNetwork",
+                "HybridKit", "HybridPackages", "HybridCookies", "HybridUpdateServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            name: "hybrid",
+            dependencies: [
+                "HybridKit", "HybridKitGTK", "HybridTour", "HybridTools", "HybridNetwork",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "hybrid-tools",
+            dependencies: ["HybridTools", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
         .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
@@ -161,7 +177,7 @@ let package = Package(
             name: "HybridPackagesTests",
             dependencies: [
                 // `hybrid pack`, `verify`, `diff`, `serve` and `bench` are tested by running the built executable.
-                "HybridTestSupport", "HybridPackages", "package-install-child", "hybrid",
+                "HybridTestSupport", "HybridPackages", "package-install-child", "hybrid", "hybrid-tools",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HybridTools
 import HybridTour
 
 struct BenchCommand: AsyncParsableCommand {

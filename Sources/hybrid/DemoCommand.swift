@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HybridKit
+import HybridTools
 import HybridTour
 
 struct DemoCommand: AsyncParsableCommand {

@@ -3,8 +3,8 @@ import Foundation
 import HybridUpdateServer
 import Logging
 
-struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ServeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve a directory of packages as an update server (for development and tests).",
         discussion: """
@@ -33,14 +33,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func validate() throws {
+    public func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535") }
         guard headerTimeout > 0, headerTimeout <= 3600 else {
             throw ValidationError("--header-timeout must be more than 0 and at most 3600 seconds")
         }
     }
 
-    func run() async throws {
+    public func run() async throws {
         global.bootstrapLogging()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
@@ -57,4 +57,6 @@ struct ServeCommand: AsyncParsableCommand {
             Data("serving \(directory) at \(base) (Ctrl-C to stop)\n  latest: \(base)v1/packages/<id>/latest\n".utf8))
         try await server.wait()
     }
+
+    public init() {}
 }

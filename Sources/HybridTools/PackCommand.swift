@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import HybridPackages
 
-struct PackCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct PackCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "pack",
         abstract: "Build a signed offline package (.zip) from a directory of H5 files.",
         discussion: """
@@ -41,12 +41,12 @@ struct PackCommand: ParsableCommand {
     @Option(name: .long, help: "Output zip file.", completion: .file(extensions: ["zip"]))
     var out: String
 
-    func validate() throws {
+    public func validate() throws {
         guard !serves.isEmpty else { throw ValidationError("give at least one --serves URL prefix") }
         guard !entry.isEmpty else { throw ValidationError("--entry cannot be empty") }
     }
 
-    func run() throws {
+    public func run() throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory),
             isDirectory.boolValue
@@ -67,4 +67,6 @@ struct PackCommand: ParsableCommand {
         print("wrote \(output.path): \(zip.size) bytes, sha256 \(zip.sha256)")
         print("signed with key \(keyPair.verificationKey.keyID)")
     }
+
+    public init() {}
 }

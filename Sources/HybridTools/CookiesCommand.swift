@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import HybridCookies
 
-struct CookiesCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct CookiesCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "cookies",
         abstract: "Run cookie commands from standard input against a fresh in-memory RFC 6265 jar.",
         discussion: """
@@ -19,7 +19,7 @@ struct CookiesCommand: ParsableCommand {
               printf 'SET https://a.example/ sid=1; Path=/; HttpOnly\\nGET https://a.example/x\\n' | hybrid cookies
             """)
 
-    func run() throws {
+    public func run() throws {
         let script = CookieScript()
         var malformed = 0
         while let line = readLine(strippingNewline: true) {
@@ -36,4 +36,6 @@ struct CookiesCommand: ParsableCommand {
         }
         if malformed > 0 { throw ExitCode(1) }
     }
+
+    public init() {}
 }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import HybridPackages
 
-struct DiffCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct DiffCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Build a signed diff package that updates <old> to <new> with only the changed files.",
         discussion: """
@@ -27,7 +27,7 @@ struct DiffCommand: ParsableCommand {
     @Option(name: .long, help: "Output zip file.", completion: .file(extensions: ["zip"]))
     var out: String
 
-    func run() throws {
+    public func run() throws {
         for path in [old, new] where !FileManager.default.fileExists(atPath: path) {
             throw PackageCommandError.fileMissing(path: path)
         }
@@ -45,4 +45,6 @@ struct DiffCommand: ParsableCommand {
         print("diff \(manifest.id) \(base) → \(manifest.version): \(changed) changed, \(removed) removed")
         print("wrote \(output.path): \(zip.size) bytes, sha256 \(zip.sha256)")
     }
+
+    public init() {}
 }

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import HybridPackages
 
-struct KeygenCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct KeygenCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "keygen",
         abstract: "Create an Ed25519 key pair for signing offline packages.",
         discussion: """
@@ -18,13 +18,13 @@ struct KeygenCommand: ParsableCommand {
     @Flag(name: .long, help: "Replace existing key files.")
     var force = false
 
-    func validate() throws {
+    public func validate() throws {
         guard !out.isEmpty, !out.hasSuffix("/") else {
             throw ValidationError("--out needs a file name prefix, not a directory (e.g. --out keys/shop)")
         }
     }
 
-    func run() throws {
+    public func run() throws {
         let privateURL = URL(fileURLWithPath: out + ".private")
         let publicURL = URL(fileURLWithPath: out + ".public")
         if !force {
@@ -38,4 +38,6 @@ struct KeygenCommand: ParsableCommand {
         print("public key:  \(publicURL.path)")
         print("key id:      \(pair.verificationKey.keyID)")
     }
+
+    public init() {}
 }

@@ -3,12 +3,14 @@ import Foundation
 import HybridKit
 import HybridPackages
 
-struct ConfigCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ConfigCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "config",
         abstract: "Sign and check remote configurations (degrade list, hook switches, bridge permissions, scripts).",
         discussion: "The format is described in docs/remote-config.md. Keys come from `hybrid keygen`.",
         subcommands: [ConfigSignCommand.self, ConfigVerifyCommand.self])
+
+    public init() {}
 }
 
 struct ConfigSignCommand: ParsableCommand {

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import HybridPackages
 
-struct VerifyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct VerifyCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check a package (full or diff) the way an installer would, without installing it.",
         discussion: """
@@ -20,7 +20,7 @@ struct VerifyCommand: ParsableCommand {
         completion: .file(extensions: ["public"]))
     var key: String
 
-    func run() throws {
+    public func run() throws {
         guard FileManager.default.fileExists(atPath: package) else {
             throw PackageCommandError.fileMissing(path: package)
         }
@@ -37,4 +37,6 @@ struct VerifyCommand: ParsableCommand {
         print("files:   \(manifest.files.count)")
         print("OK")
     }
+
+    public init() {}
 }
