@@ -144,6 +144,8 @@ let package = Package(
         ),
         // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
         .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
+        // Helper for the exit-status test: a minimal headless app that must exit with its own status and output.
+        .executableTarget(name: "gtk-exit-child", dependencies: ["HybridKitGTK"]),
         // Helper for the package crash test: installs a package and pauses until it is SIGKILLed.
         .executableTarget(name: "package-install-child", dependencies: ["HybridPackages"]),
 
@@ -163,8 +165,9 @@ let package = Package(
             name: "HybridKitGTKTests",
             dependencies: [
                 "HybridKit", "HybridKitGTK", "HybridTour", "HybridNetwork", "HybridUpdateServer",
-                // `hybrid demo` is run as a built executable against tour pages that stop or fail.
-                "HybridTestSupport", "hybrid",
+                // `hybrid demo` is run as a built executable against tour pages that stop or fail; gtk-exit-child
+                // as a minimal app whose exit status must be its own.
+                "HybridTestSupport", "hybrid", "gtk-exit-child",
                 // Extra routes (redirects) on the loopback origin.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The telemetry test records which log labels spoke.

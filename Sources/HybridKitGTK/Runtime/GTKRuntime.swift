@@ -60,9 +60,16 @@ public final class GTKRuntime: Sendable {
             let virtual = try VirtualDisplay.start(logger: logger)
             setenv("DISPLAY", virtual.name, 1)
             display.withLock { $0 = virtual }
-            atexit { GTKRuntime.shared.display.withLock { $0?.stop() } }
+            // No stop at exit: Xvfb runs with `-terminate` and ends when this process's connection closes, which
+            // the kernel does after the process is gone. Stopping it from an `atexit` handler raced GTK's thread,
+            // which still watches the display: GDK's X I/O error handler then called `_exit(1)`, replacing the
+            // app's exit status and dropping unflushed standard output.
         }
-        guard initialiseGTKOnItsThread() else { throw .gtkInitFailed(display: displayName ?? "") }
+        guard initialiseGTKOnItsThread() else {
+            // No client ever connected, so `-terminate` would never end this Xvfb.
+            display.withLock { $0?.stop() }
+            throw .gtkInitFailed(display: displayName ?? "")
+        }
     }
 
     /// `gtk_init_check` must run on the thread that will run GTK.

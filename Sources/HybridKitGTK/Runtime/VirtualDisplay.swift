@@ -3,8 +3,8 @@ import Logging
 
 /// An Xvfb server started for this process when no display is available.
 ///
-/// Started with `-terminate` so it exits when the last client (this process) disconnects, even if the
-/// process is killed; and stopped explicitly at normal exit.
+/// Started with `-terminate` so it exits when the last client (this process) disconnects: at exit, however the
+/// process ends, and never while GTK's thread still uses it.
 final class VirtualDisplay: Sendable {
     let name: String
     private let process: Process

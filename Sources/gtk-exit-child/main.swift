@@ -1,0 +1,31 @@
+// Helper for the exit-status test: a minimal app that starts the headless runtime, asks a page for a value,
+// prints it and exits 0. Its exit status and output must be its own, run after run.
+import Foundation
+import HybridKitGTK
+
+/// Loads a page and reads a value it computes once loaded; nil if it never does.
+@GTKActor func askAPage() async -> String? {
+    let view = GTKWebView()
+    defer { view.close() }
+    view.loadHTML("<title>exit</title><p>exit status", baseURL: URL(string: "https://exit.example/"))
+    for _ in 0..<200 {
+        if let answer = try? await view.evaluateJavaScript("document.readyState === 'complete' ? 6 * 7 : null"),
+            answer == "42"
+        {
+            return answer
+        }
+        try? await Task.sleep(for: .milliseconds(25))
+    }
+    return nil
+}
+
+do {
+    try GTKRuntime.shared.start(.headless)
+} catch {
+    FileHandle.standardError.write(Data("cannot start GTK: \(error)\n".utf8))
+    exit(2)
+}
+let answer = await askAPage()
+// Printed without a flush: exit(0) flushes standard output, which goes to a pipe or a file here, fully buffered.
+print("answer \(answer ?? "none") on display \(GTKRuntime.shared.displayName ?? "none")")
+exit(answer == nil ? 3 : 0)

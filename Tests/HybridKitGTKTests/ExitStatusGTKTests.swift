@@ -1,0 +1,45 @@
+import Foundation
+import HybridTestSupport
+import Testing
+
+/// An app that uses the headless runtime exits with its own status and output, every time, and the Xvfb the
+/// runtime started ends with it. (The runtime used to stop Xvfb from an `atexit` handler while GTK's thread
+/// still watched the display; GDK's X error handler then called `_exit(1)`: about 60% of runs exited 1 and lost
+/// their buffered output.)
+@Suite(.timeLimit(.minutes(5))) struct ExitStatusGTKTests {
+    @Test func thirtyRunsExitZeroWithTheirOutput() async throws {
+        let child = try #require(
+            builtExecutable(named: "gtk-exit-child"), "the gtk-exit-child executable was not built next to the tests")
+        // Without DISPLAY, so each run starts (and must end) an Xvfb of its own.
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        var failures: [String] = []
+        var displays: Set<String> = []
+        for run in 1...30 {
+            let result = try await ChildProcess.run(child, arguments: [], environment: environment)
+            let output = String(decoding: result.standardOutput, as: UTF8.self)
+            let errors = String(decoding: result.standardError, as: UTF8.self)
+            if result.exitStatus != 0 || !output.hasPrefix("answer 42 on display :") {
+                failures.append(
+                    "run \(run): status \(result.exitStatus.map(String.init) ?? "signal \(result.signal ?? -1)"), "
+                        + "output \(output.debugDescription), errors \(errors.suffix(300).debugDescription)")
+            }
+            if let display = output.split(separator: " ").last { displays.insert(String(display).trimmed) }
+        }
+        #expect(failures.isEmpty, "\(failures.count) of 30 runs: \(failures.joined(separator: "\n"))")
+        // Xvfb removes its socket when it ends; `-terminate` ends it once the app's connection is gone.
+        for display in displays {
+            let socket = "/tmp/.X11-unix/X" + display.dropFirst()
+            var gone = false
+            for _ in 0..<100 where !gone {
+                gone = !FileManager.default.fileExists(atPath: socket)
+                if !gone { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(gone, "the Xvfb of display \(display) outlived its app (\(socket) still exists)")
+        }
+    }
+}
+
+extension String {
+    fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
