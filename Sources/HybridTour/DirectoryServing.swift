@@ -17,4 +17,6 @@ public struct DirectoryServing: PageFeature {
     public func contribute(to assembly: inout PageAssembly) throws {
         assembly.schemeHandlers[scheme] = DirectorySchemeHandler(root: root)
     }
+
+    public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? { nil }
 }

@@ -47,7 +47,7 @@ extension ContainerGTKTests {
                     configuration: ContainerConfiguration(
                         modules: [Self.echo],
                         messageHandlers: [HostMessageHandler(name: "recoveryProbe", handler: events)],
-                        packages: packages, features: [serving]),
+                        features: [packages, serving]),
                     factory: GTKEngineFactory(configuration: GTKWebView.Configuration(width: 320, height: 240)))
                 container.navigationDelegate = events
                 containers.append(Weak(container))

@@ -44,7 +44,7 @@ import Testing
             assembly.userScripts.append(UserScript(source: "/* feature */"))
             assembly.modules.append(BridgeModule("feature", access: .anyPage) { _ in })
         }
-        func attach(to page: HybridPage) throws -> (any PageFeatureSession)? {
+        func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
             log.entries.append("attach \(page.bridge.modules.catalog.keys.sorted())")
             return Session(log)
         }

@@ -38,15 +38,17 @@ import Testing
         let container = try HybridContainer(
             configuration: ContainerConfiguration(
                 modules: [BridgeModule("camera", access: .anyPage) { _ in }],
-                features: [RequestInterceptionFeature(switches: switches)],
-                remoteConfig: RemoteConfigApplication(
-                    store: store,
-                    scripts: [
-                        NamedUserScript("fix", UserScript(source: "broken()")),
-                        NamedUserScript("tampered", UserScript(source: "app()")),
-                    ],
-                    // What a package would hold; "tampered" arrives altered and must not run.
-                    scriptContent: { entry in Data((entry.name == "fix" ? "fixed()" : "evil()").utf8) })),
+                features: [
+                    RequestInterceptionFeature(switches: switches),
+                    RemoteConfigApplication(
+                        store: store,
+                        scripts: [
+                            NamedUserScript("fix", UserScript(source: "broken()")),
+                            NamedUserScript("tampered", UserScript(source: "app()")),
+                        ],
+                        // What a package would hold; "tampered" arrives altered and must not run.
+                        scriptContent: { entry in Data((entry.name == "fix" ? "fixed()" : "evil()").utf8) }),
+                ]),
             factory: ContainerWiringTests.FakeFactory(made: made))
         defer { container.close() }
         let engine = try #require(made.engines.first?.value)
@@ -79,7 +81,7 @@ import Testing
         let store = try makeStore()
         let made = ContainerWiringTests.WeakEngines()
         let container = try HybridContainer(
-            configuration: ContainerConfiguration(remoteConfig: RemoteConfigApplication(store: store)),
+            configuration: ContainerConfiguration(features: [RemoteConfigApplication(store: store)]),
             factory: ContainerWiringTests.FakeFactory(made: made))
         #expect(container.appliedConfigVersion == nil)
         container.close()

@@ -7,8 +7,9 @@ public struct ContainerConfiguration: Sendable {
     public var userScripts: [UserScript]
     /// Handlers of the host's, for this page only (held weakly by the engine, strongly by the container).
     public var messageHandlers: [HostMessageHandler]
-    public var packages: PackageServing?
-    /// Extra capabilities (body hooks, cookie sync…), wired in this order.
+    /// What the page has on top of the bridge: offline packages (``PackageServing``), request-body hooks
+    /// (``RequestInterceptionFeature``), `document.cookie` (``DocumentCookieFeature``), remote configuration
+    /// (``RemoteConfigApplication``), or the host's own ``PageFeature``s.
     public var features: [any PageFeature]
     /// White-screen recovery; nil turns it off.
     public var recovery: RecoveryPolicy?
@@ -18,29 +19,23 @@ public struct ContainerConfiguration: Sendable {
     /// The schemes the container serves (packages, features) are added to its loadable schemes. Nil: no policy
     /// (the engine's defaults; the host's ``HybridContainer/navigationDelegate`` decides alone).
     public var navigationPolicy: NavigationPolicyConfiguration?
-    /// A signed remote configuration applied to the page, now and as it changes (degrade list, hook switches,
-    /// bridge permissions, replacement scripts). Nil: none.
-    public var remoteConfig: RemoteConfigApplication?
     /// Whether the page starts on screen (see ``HybridContainer/setVisible(_:)``).
     public var isVisible: Bool
 
     public init(
         modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),
-        userScripts: [UserScript] = [], messageHandlers: [HostMessageHandler] = [], packages: PackageServing? = nil,
+        userScripts: [UserScript] = [], messageHandlers: [HostMessageHandler] = [],
         features: [any PageFeature] = [], recovery: RecoveryPolicy? = RecoveryPolicy(), userAgent: String? = nil,
-        navigationPolicy: NavigationPolicyConfiguration? = nil,
-        remoteConfig: RemoteConfigApplication? = nil, isVisible: Bool = true
+        navigationPolicy: NavigationPolicyConfiguration? = nil, isVisible: Bool = true
     ) {
         self.modules = modules
         self.bridge = bridge
         self.userScripts = userScripts
         self.messageHandlers = messageHandlers
-        self.packages = packages
         self.features = features
         self.recovery = recovery
         self.userAgent = userAgent
         self.navigationPolicy = navigationPolicy
-        self.remoteConfig = remoteConfig
         self.isVisible = isVisible
     }
 }

@@ -30,7 +30,7 @@ public final class HybridContainer: @unchecked Sendable {
     /// Hears recoveries and give-ups.
     public weak var recoveryDelegate: (any PageRecoveryDelegate)?
     /// The remote configuration version applied to the page, if any.
-    public var appliedConfigVersion: UInt64? { remoteConfig?.appliedVersion }
+    public var appliedConfigVersion: UInt64? { remoteConfigStatus?.appliedVersion }
     /// Whether the view came warm from a pool.
     public let isPooled: Bool
 
@@ -38,9 +38,7 @@ public final class HybridContainer: @unchecked Sendable {
     private let router: Router
     private let configuration: ContainerConfiguration
     private var sessions: [any PageFeatureSession] = []
-    private var ownFetcher: URLSessionNetworkFetcher?
-    private var packageHandler: PackageSchemeHandler?
-    private var remoteConfig: RemoteConfigApplier?
+    private var remoteConfigStatus: RemoteConfigStatus?
     private var closed = false
     private let logger = Logger(label: "hybrid.container")
 
@@ -73,36 +71,12 @@ public final class HybridContainer: @unchecked Sendable {
 
         var assembly = PageAssembly(
             modules: configuration.modules, userScripts: configuration.userScripts, engine: engine)
-        var fetcher: URLSessionNetworkFetcher?
-        var packages: PackageSchemeHandler?
-        if let serving = configuration.packages {
-            let network: any NetworkFetching
-            if let given = serving.network {
-                network = given
-            } else {
-                let own = URLSessionNetworkFetcher()
-                fetcher = own
-                network = own
-            }
-            let handler = PackageSchemeHandler(
-                store: serving.store, route: serving.route, hop: EngineExecutorHop.hop(onExecutorOf: engine),
-                navigate: serving.movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,
-                spaFallback: serving.spaFallback, network: network)
-            packages = handler
-            assembly.schemeHandlers[serving.route.scheme] = handler
-        }
-        let interception = configuration.features.lazy.compactMap { $0 as? RequestInterceptionFeature }.first
-        let applier = configuration.remoteConfig.map {
-            RemoteConfigApplier(
-                $0, engine: engine, packages: packages, switches: interception?.switches,
-                scheme: configuration.packages?.route.scheme ?? interception?.scheme)
-        }
-        applier?.prepare()
-        for feature in configuration.features {
-            do { try feature.contribute(to: &assembly) } catch {
-                fetcher?.shutDown()
-                Self.release(handle)
-                throw ContainerError.feature(String(describing: type(of: feature)), error)
+        for pass in [PageFeature.share(into:), PageFeature.configure(_:), PageFeature.contribute(to:)] {
+            for feature in configuration.features {
+                do { try pass(feature)(&assembly) } catch {
+                    Self.release(handle)
+                    throw ContainerError.feature(String(describing: type(of: feature)), error)
+                }
             }
         }
 
@@ -110,14 +84,11 @@ public final class HybridContainer: @unchecked Sendable {
         do {
             page = try HybridPage(engine: engine, modules: assembly.modules, configuration: configuration.bridge)
         } catch {
-            fetcher?.shutDown()
             Self.release(handle)
             throw ContainerError.bridge(error)
         }
         self.page = page
-        ownFetcher = fetcher
-        packageHandler = packages
-        remoteConfig = applier
+        remoteConfigStatus = assembly.services.remoteConfigStatus
         for script in assembly.userScripts { engine.addUserScript(script) }
         for host in configuration.messageHandlers {
             engine.addScriptMessageHandler(
@@ -151,12 +122,13 @@ public final class HybridContainer: @unchecked Sendable {
             for (scheme, handler) in assembly.wrappedSchemeHandlers() { try handle.serve(scheme, with: handler) }
             for feature in configuration.features {
                 do {
-                    if let session = try feature.attach(to: page) { sessions.append(session) }
+                    if let session = try feature.attach(to: page, services: assembly.services) {
+                        sessions.append(session)
+                    }
                 } catch {
                     throw ContainerError.feature(String(describing: type(of: feature)), error)
                 }
             }
-            applier?.start(modules: page.bridge.modules)
         } catch let error as EngineError {
             close()
             throw ContainerError.engine(error)
@@ -224,8 +196,6 @@ public final class HybridContainer: @unchecked Sendable {
     public func close() {
         guard !closed else { return }
         closed = true
-        remoteConfig?.close()
-        remoteConfig = nil
         for session in sessions.reversed() { session.close() }
         sessions.removeAll()
         page.close()
@@ -234,9 +204,6 @@ public final class HybridContainer: @unchecked Sendable {
         recovery?.assumeIsolated { $0.stop() }
         for host in configuration.messageHandlers { engine.removeScriptMessageHandler(name: host.name) }
         handle.clearSchemes()
-        packageHandler = nil
-        ownFetcher?.shutDown()
-        ownFetcher = nil
         if configuration.userAgent != nil { engine.customUserAgent = nil }
         Self.release(handle)
     }
@@ -244,7 +211,8 @@ public final class HybridContainer: @unchecked Sendable {
     // MARK: Events
 
     fileprivate func didStart(_ url: URL?) {
-        if let url { packageHandler?.noteMainFrameNavigation(to: url) }
+        guard let url else { return }
+        for session in sessions { session.mainFrameWillLoad(url) }
     }
 
     fileprivate func didCommit(_ url: URL?) { handle.noteCommitted(url) }

@@ -64,7 +64,7 @@ enum ContainerTour {
         let events = PageEvents()
         let container = try HybridContainer(
             configuration: ContainerConfiguration(
-                packages: PackageServing(store: store, route: try OfflineRoute(prefixes: [prefix]))),
+                features: [PackageServing(store: store, route: try OfflineRoute(prefixes: [prefix]))]),
             factory: GTKEngineFactory())
         container.navigationDelegate = events
         defer { container.close() }

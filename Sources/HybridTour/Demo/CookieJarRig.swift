@@ -48,8 +48,8 @@ public final class CookieJarRig {
             cookies: JarCookieHandler(jar: jar, pageURL: pageURL))
         container = try HybridContainer(
             configuration: ContainerConfiguration(
-                packages: PackageServing(store: store, route: route),
                 features: [
+                    PackageServing(store: store, route: route),
                     RequestInterceptionFeature(
                         config: InterceptionConfig(defaultStrategy: .fullProxy), proxy: proxy, mapURL: pageURL),
                     DocumentCookieFeature(bridge: DocumentCookieBridge(jar: jar, scheme: "hybrid", pageURL: pageURL)),

@@ -58,14 +58,16 @@ public final class RemoteConfigRig {
         }
         container = try HybridContainer(
             configuration: ContainerConfiguration(
-                modules: [camera], packages: PackageServing(store: store, route: route),
+                modules: [camera],
                 features: [
+                    // Listed first on purpose: it configures the two after it whatever the order.
+                    RemoteConfigApplication(
+                        store: configs, scripts: [NamedUserScript("marker", UserScript(source: "window.marker = 'app';"))]),
+                    PackageServing(store: store, route: route),
                     RequestInterceptionFeature(
-                        config: InterceptionConfig(defaultStrategy: .fullProxy), proxy: proxy, mapURL: pageURL)
+                        config: InterceptionConfig(defaultStrategy: .fullProxy), proxy: proxy, mapURL: pageURL),
                 ],
-                navigationPolicy: NavigationPolicyConfiguration(),
-                remoteConfig: RemoteConfigApplication(
-                    store: configs, scripts: [NamedUserScript("marker", UserScript(source: "window.marker = 'app';"))])),
+                navigationPolicy: NavigationPolicyConfiguration()),
             factory: GTKEngineFactory())
     }
 

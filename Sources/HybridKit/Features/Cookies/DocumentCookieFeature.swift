@@ -6,9 +6,7 @@ public struct DocumentCookieFeature: PageFeature {
 
     public init(bridge: DocumentCookieBridge) { self.bridge = bridge }
 
-    public func contribute(to assembly: inout PageAssembly) throws {}
-
-    public func attach(to page: HybridPage) throws -> (any PageFeatureSession)? {
+    public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
         try bridge.install(on: page)
         return nil
     }

@@ -1,14 +1,18 @@
+import Foundation
 import HybridPackages
 
-/// Offline packages for a page: which store, under which scheme and prefixes.
-public struct PackageServing: Sendable {
+/// Offline packages for a page, as a ``PageFeature``: which store, under which scheme and prefixes.
+///
+/// It serves the route's scheme with a ``PackageSchemeHandler`` (package files, misses from the network) and
+/// tells the handler which loads are main documents, so a redirect moves the view.
+public struct PackageServing: PageFeature {
     public var store: PackageStore
     public var route: OfflineRoute
     public var spaFallback: Bool
     /// Main documents follow redirects by moving the view to the final URL (see ``PackageSchemeHandler``).
     public var movesMainDocumentOnRedirect: Bool
-    /// The network behind package misses. Nil: the container makes a URLSession of its own and shuts it down
-    /// when it closes (a session holds its delegate until invalidated).
+    /// The network behind package misses. Nil: the page gets a URLSession of its own, shut down when the page
+    /// closes (a session holds its delegate until invalidated).
     public var network: (any NetworkFetching)?
 
     public init(
@@ -21,4 +25,40 @@ public struct PackageServing: Sendable {
         self.movesMainDocumentOnRedirect = movesMainDocumentOnRedirect
         self.network = network
     }
+
+    public func share(into assembly: inout PageAssembly) throws {
+        assembly.services.packageScheme = route.scheme
+    }
+
+    public func contribute(to assembly: inout PageAssembly) throws {
+        guard let engine = assembly.engine else { throw PageFeatureError.noEngine("offline packages") }
+        let owned = network == nil ? URLSessionNetworkFetcher() : nil
+        let handler = PackageSchemeHandler(
+            store: store, route: route, hop: EngineExecutorHop.hop(onExecutorOf: engine),
+            navigate: movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,
+            spaFallback: spaFallback, network: network ?? owned ?? URLSessionNetworkFetcher())
+        assembly.schemeHandlers[route.scheme] = handler
+        assembly.services.packageHandler = handler
+        assembly.services.ownedPackageNetwork = owned
+    }
+
+    public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
+        guard let handler = services.packageHandler else { return nil }
+        return PackageServingSession(handler: handler, ownedNetwork: services.ownedPackageNetwork)
+    }
+}
+
+/// One page's package serving: hears main-frame loads for the handler, ends its own network session.
+private final class PackageServingSession: PageFeatureSession {
+    let handler: PackageSchemeHandler
+    let ownedNetwork: URLSessionNetworkFetcher?
+
+    init(handler: PackageSchemeHandler, ownedNetwork: URLSessionNetworkFetcher?) {
+        self.handler = handler
+        self.ownedNetwork = ownedNetwork
+    }
+
+    func mainFrameWillLoad(_ url: URL) { handler.noteMainFrameNavigation(to: url) }
+
+    func close() { ownedNetwork?.shutDown() }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// How a container applies a signed remote configuration (``RemoteConfigStore``) to its page, now and whenever
-/// the store takes a newer one:
+/// A signed remote configuration (``RemoteConfigStore``) applied to a page, as a ``PageFeature``: now, and
+/// whenever the store takes a newer one:
 ///
 /// - `degradedPrefixes`: those URLs load from the network, never from packages, and pages under them are never
 ///   hooked (the package handler's degrade list and the request hooks' switches);
@@ -9,7 +9,10 @@ import Foundation
 ///   hook (see ``InterceptionSwitches``); names the configuration leaves out keep the app's setting;
 /// - `bridgePermissions`: module → origins allowed to call it (``AccessOverride``, narrowing by default);
 /// - `scripts`: replace the ``scripts`` registered here by name, for documents loaded after the change.
-public struct RemoteConfigApplication: Sendable {
+///
+/// It configures the page's other features (the package handler's degrade list, the request hooks' switches)
+/// through ``PageServices``, wherever it is listed.
+public struct RemoteConfigApplication: PageFeature {
     public var store: RemoteConfigStore
     /// Scripts a configuration may replace, injected in this order after the page's own scripts.
     public var scripts: [NamedUserScript]
@@ -27,5 +30,25 @@ public struct RemoteConfigApplication: Sendable {
         self.scripts = scripts
         self.bridgePermissionMode = bridgePermissionMode
         self.scriptContent = scriptContent
+    }
+
+    public func share(into assembly: inout PageAssembly) throws {
+        assembly.services.remoteConfigStatus = RemoteConfigStatus()
+    }
+
+    /// Before the hooks are baked: the hook switches of the configuration in use, so the first document
+    /// already follows them.
+    public func configure(_ assembly: inout PageAssembly) throws {
+        guard let engine = assembly.engine else { throw PageFeatureError.noEngine("remote configuration") }
+        RemoteConfigApplier(self, engine: engine, services: assembly.services).prepare()
+    }
+
+    /// The degrade list, named scripts and bridge permissions of the configuration in use, and from then on
+    /// every configuration the store takes, until the page closes.
+    public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
+        let applier = RemoteConfigApplier(self, engine: page.engine, services: services)
+        applier.prepare()
+        applier.start(modules: page.bridge.modules)
+        return applier
     }
 }

@@ -6,7 +6,7 @@ import Logging
 /// The first configuration is applied before the first load; later ones as the store takes them, on the
 /// engine's executor. Hook switches are overrides laid over the host's own (``InterceptionSwitches/Overrides``),
 /// so a switch a newer configuration no longer mentions goes back to the host's value.
-final class RemoteConfigApplier: @unchecked Sendable {
+final class RemoteConfigApplier: PageFeatureSession, @unchecked Sendable {
     // Used on the engine's executor only (init, hops, close), which serialises access.
     private let application: RemoteConfigApplication
     private weak var engine: (any WebEngine)?
@@ -19,23 +19,28 @@ final class RemoteConfigApplier: @unchecked Sendable {
     private var observation: ConfigObservation?
     private let hop: EngineHop
     private var closed = false
-    private(set) var appliedVersion: UInt64?
+    /// Where the container reads the version the page runs with.
+    private let status: RemoteConfigStatus?
+    private var appliedVersion: UInt64? {
+        didSet { status?.appliedVersion = appliedVersion }
+    }
     private let logger = Logger(label: "hybrid.remote-config")
 
-    init(
-        _ application: RemoteConfigApplication, engine: any WebEngine, packages: PackageSchemeHandler?,
-        switches: InterceptionSwitches?, scheme: String?
-    ) {
+    /// Configures what the page's features shared: the package handler's degrade list, the request hooks'
+    /// switches; custom-scheme page URLs stand for degraded https prefixes on the packages' (else the hooks')
+    /// scheme.
+    init(_ application: RemoteConfigApplication, engine: any WebEngine, services: PageServices) {
         self.application = application
         self.engine = engine
-        self.packages = packages
-        self.switches = switches
-        self.scheme = scheme?.lowercased()
+        packages = services.packageHandler
+        switches = services.requestSwitches
+        scheme = (services.packageScheme ?? services.requestScheme)?.lowercased()
+        status = services.remoteConfigStatus
         hop = EngineExecutorHop.hop(onExecutorOf: engine)
     }
 
-    /// Before the page's features are wired: the degrade list and hook switches of the configuration in use,
-    /// so the request hooks are baked with them and the first document already follows them.
+    /// The degrade list and hook switches of the configuration in use, before the request hooks are baked and
+    /// before the first load.
     func prepare() {
         guard let current = application.store.current else { return }
         applyDegradeList(current)

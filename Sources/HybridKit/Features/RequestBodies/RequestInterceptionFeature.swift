@@ -26,8 +26,15 @@ public struct RequestInterceptionFeature: PageFeature {
         self.switches = switches
     }
 
+    /// The switches are the host's, and a remote configuration may lay overrides over them before the hooks are
+    /// baked (see ``PageFeature``).
+    public func share(into assembly: inout PageAssembly) throws {
+        assembly.services.requestSwitches = switches
+        assembly.services.requestScheme = scheme
+    }
+
     public func contribute(to assembly: inout PageAssembly) throws {
-        guard let engine = assembly.engine else { throw RequestInterceptionFeatureError.noEngine }
+        guard let engine = assembly.engine else { throw PageFeatureError.noEngine("request interception") }
         if proxy == nil { switches.proxyEnabled = false }
         // One key per page: the hooks put it on the bodies they vouch for, the handler reads only those.
         let bodyKey = BodyStore.randomID()
@@ -44,7 +51,7 @@ public struct RequestInterceptionFeature: PageFeature {
     }
 
     /// Keeps the page in step with ``switches`` while it lives.
-    public func attach(to page: HybridPage) throws -> (any PageFeatureSession)? {
+    public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
         SwitchesSession(publisher: SwitchesPublisher(switches: switches, engine: page.engine))
     }
 }
@@ -53,12 +60,4 @@ private final class SwitchesSession: PageFeatureSession {
     let publisher: SwitchesPublisher
     init(publisher: SwitchesPublisher) { self.publisher = publisher }
     func close() { publisher.cancel() }
-}
-
-public enum RequestInterceptionFeatureError: Error, CustomStringConvertible {
-    case noEngine
-
-    public var description: String {
-        "request interception needs the engine being wired (PageAssembly.engine); the container provides it"
-    }
 }
