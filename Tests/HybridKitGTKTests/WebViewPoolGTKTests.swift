@@ -43,8 +43,11 @@ extension ContainerGTKTests {
         @GTKActor static func container(
             _ pool: WebViewPool, _ modules: [BridgeModule], _ events: PagePosts
         ) throws -> HybridContainer {
+            // No default document.cookie shim: its module and its long-poll call would be counted as the page's.
             let container = try HybridContainer(
-                configuration: ContainerConfiguration(modules: modules, features: [try tourServing()]), pool: pool)
+                configuration: ContainerConfiguration(
+                    modules: modules, features: [try tourServing()], documentCookies: .off),
+                pool: pool)
             container.navigationDelegate = events
             return container
         }

@@ -1,3 +1,5 @@
+import Foundation
+import HybridCookies
 
 /// Everything a page needs, given once when its container is created.
 public struct ContainerConfiguration: Sendable {
@@ -11,6 +13,12 @@ public struct ContainerConfiguration: Sendable {
     /// (``RequestInterceptionFeature``), `document.cookie` (``DocumentCookieFeature``), remote configuration
     /// (``RemoteConfigApplication``), or the host's own ``PageFeature``s.
     public var features: [any PageFeature]
+    /// Request-body hooks for the custom scheme the page is served from (see ``FeatureDefault``): WebKit loses
+    /// the bodies of requests to custom schemes, and WebKitGTK crashes reading a Blob-backed one.
+    public var requestInterception: FeatureDefault
+    /// `document.cookie` for the custom scheme the page is served from, backed by a cookie jar (WebKit keeps no
+    /// cookies for custom-scheme documents, so it would read "" and drop writes).
+    public var documentCookies: DocumentCookieDefault
     /// White-screen recovery; nil turns it off.
     public var recovery: RecoveryPolicy?
     public var userAgent: String?
@@ -25,7 +33,8 @@ public struct ContainerConfiguration: Sendable {
     public init(
         modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),
         userScripts: [UserScript] = [], messageHandlers: [HostMessageHandler] = [],
-        features: [any PageFeature] = [], recovery: RecoveryPolicy? = RecoveryPolicy(), userAgent: String? = nil,
+        features: [any PageFeature] = [], requestInterception: FeatureDefault = .automatic,
+        documentCookies: DocumentCookieDefault = .automatic(jar: DocumentCookieDefault.sharedJar), recovery: RecoveryPolicy? = RecoveryPolicy(), userAgent: String? = nil,
         navigationPolicy: NavigationPolicyConfiguration? = nil, isVisible: Bool = true
     ) {
         self.modules = modules
@@ -33,9 +42,36 @@ public struct ContainerConfiguration: Sendable {
         self.userScripts = userScripts
         self.messageHandlers = messageHandlers
         self.features = features
+        self.requestInterception = requestInterception
+        self.documentCookies = documentCookies
         self.recovery = recovery
         self.userAgent = userAgent
         self.navigationPolicy = navigationPolicy
         self.isVisible = isVisible
     }
+}
+
+/// Whether the container adds a feature the page needs when the host did not list one.
+public enum FeatureDefault: Sendable, Equatable {
+    /// Added, with default settings, for the custom scheme the page is served from (the packages' scheme, else
+    /// the first one a feature declares in ``PageServices/servedSchemes``) when no such feature is listed.
+    case automatic
+    /// Not added. Without request hooks no request body is read on the page's custom schemes: requests that
+    /// carry one fail with an error the page sees, and a log line says why (reading a Blob-backed body crashes
+    /// WebKitGTK 2.50, and a page must behave the same on every engine).
+    case off
+}
+
+/// Whether the container gives custom-scheme pages a jar-backed `document.cookie` when the host listed no
+/// ``DocumentCookieFeature``.
+public enum DocumentCookieDefault: Sendable {
+    /// Added for the custom scheme the page is served from, over `jar`.
+    case automatic(jar: CookieJar)
+    /// Not added: `document.cookie` reads "" on custom-scheme pages.
+    case off
+
+    /// The jar of pages whose host gave none: in memory, shared by every container of the process, so pages
+    /// see each other's cookies as they would in a browser. Hosts that keep cookies across launches or sync
+    /// them with their own networking pass their own jar.
+    public static let sharedJar = CookieJar()
 }

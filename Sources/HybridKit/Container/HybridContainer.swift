@@ -71,13 +71,25 @@ public final class HybridContainer: @unchecked Sendable {
 
         var assembly = PageAssembly(
             modules: configuration.modules, userScripts: configuration.userScripts, engine: engine)
-        for pass in [PageFeature.share(into:), PageFeature.configure(_:), PageFeature.contribute(to:)] {
-            for feature in configuration.features {
+        var features = configuration.features
+        func run(_ pass: (any PageFeature) -> (inout PageAssembly) throws -> Void, _ list: [any PageFeature]) throws {
+            for feature in list {
                 do { try pass(feature)(&assembly) } catch {
                     Self.release(handle)
                     throw ContainerError.feature(String(describing: type(of: feature)), error)
                 }
             }
+        }
+        try run(PageFeature.share(into:), features)
+        let defaults = DefaultFeatures(configuration, services: assembly.services).features
+        try run(PageFeature.share(into:), defaults)
+        features += defaults
+        try run(PageFeature.configure(_:), features)
+        try run(PageFeature.contribute(to:), features)
+        // Schemes no request hooks serve read no bodies (the hooks' own wrapper decides on theirs).
+        let hooked = assembly.services.requestScheme
+        assembly.schemeHandlerWrappers.append { scheme, handler in
+            scheme.lowercased() == hooked ? handler : UnhookedBodyGuard(wrapping: handler, scheme: scheme.lowercased())
         }
 
         let page: HybridPage
@@ -120,7 +132,7 @@ public final class HybridContainer: @unchecked Sendable {
 
         do {
             for (scheme, handler) in assembly.wrappedSchemeHandlers() { try handle.serve(scheme, with: handler) }
-            for feature in configuration.features {
+            for feature in features {
                 do {
                     if let session = try feature.attach(to: page, services: assembly.services) {
                         sessions.append(session)

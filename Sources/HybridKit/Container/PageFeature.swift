@@ -42,11 +42,18 @@ extension PageFeatureSession {
 
 /// What HybridKit's own features share with each other while a page is wired (see ``PageFeature``).
 public struct PageServices: Sendable {
+    /// Custom schemes the page's features serve (lowercased). A feature that serves one declares it here in
+    /// ``PageFeature/share(into:)``, so the container gives that scheme request-body hooks and `document.cookie`
+    /// by default (see ``ContainerConfiguration/requestInterception``).
+    public var servedSchemes: Set<String> = []
     /// The hook switches and the scheme the request hooks serve (``RequestInterceptionFeature``).
     public internal(set) var requestSwitches: InterceptionSwitches?
     public internal(set) var requestScheme: String?
-    /// The scheme packages are served on (``PackageServing``), and its handler once contributed.
-    public internal(set) var packageScheme: String?
+    /// The scheme of the `document.cookie` shim (``DocumentCookieFeature``).
+    public internal(set) var documentCookieScheme: String?
+    /// The route packages are served on (``PackageServing``), and its handler once contributed.
+    public internal(set) var packageRoute: OfflineRoute?
+    public var packageScheme: String? { packageRoute?.scheme }
     public internal(set) var packageHandler: PackageSchemeHandler?
     /// The network session the package handler owns, when the host gave it none: shut down with the page.
     var ownedPackageNetwork: URLSessionNetworkFetcher?

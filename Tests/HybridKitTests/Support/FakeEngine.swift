@@ -66,7 +66,10 @@ final class FakeEngine: WebEngine {
     nonisolated var supportsMessageReplies: Bool { true }
     nonisolated(unsafe) var verifiesFrames = false
     nonisolated var verifiesMessageFrames: Bool { verifiesFrames }
-    nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError) {}
+    var schemeHandlers: [String: any SchemeHandler] = [:]
+    nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError) {
+        MainActor.assumeIsolated { schemeHandlers[scheme] = handler }
+    }
     nonisolated var cookieStore: any EngineCookieStore { FakeCookieStore() }
     nonisolated var navigationDelegate: (any NavigationDelegate)? {
         get { MainActor.assumeIsolated { delegate } }

@@ -6,6 +6,10 @@ public struct DocumentCookieFeature: PageFeature {
 
     public init(bridge: DocumentCookieBridge) { self.bridge = bridge }
 
+    public func share(into assembly: inout PageAssembly) throws {
+        assembly.services.documentCookieScheme = bridge.scheme
+    }
+
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
         try bridge.install(on: page)
         return nil

@@ -27,7 +27,8 @@ public struct PackageServing: PageFeature {
     }
 
     public func share(into assembly: inout PageAssembly) throws {
-        assembly.services.packageScheme = route.scheme
+        assembly.services.packageRoute = route
+        assembly.services.servedSchemes.insert(route.scheme)
     }
 
     public func contribute(to assembly: inout PageAssembly) throws {
