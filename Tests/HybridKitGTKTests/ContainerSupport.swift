@@ -25,8 +25,7 @@ extension HybridContainer {
     }
 
     @GTKActor func evaluate<T: Decodable>(_ script: String, as type: T.Type = T.self) async throws -> T {
-        let json = try await engine.evaluateJavaScript(script) ?? "null"
-        return try JSONDecoder().decode(T.self, from: Data(json.utf8))
+        try await engine.evaluateJavaScript(script, as: type)
     }
 }
 
