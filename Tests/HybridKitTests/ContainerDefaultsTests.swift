@@ -103,3 +103,26 @@ import Testing
         #expect(count("hybridCookies", in: engine) == 0)
     }
 }
+
+/// A container on an engine that cannot identify frames is refused unless the host allows it.
+@MainActor struct UnverifiedFramesTests {
+    @Test func anEngineThatCannotIdentifyFramesIsRefusedWithAdvice() throws {
+        let made = ContainerWiringTests.WeakEngines()
+        let factory = ContainerWiringTests.FakeFactory(made: made, verifiesFrames: false)
+        #expect(throws: ContainerError.self) {
+            try HybridContainer(configuration: ContainerConfiguration(), factory: factory)
+        }
+        do {
+            _ = try HybridContainer(configuration: ContainerConfiguration(), factory: factory)
+        } catch {
+            #expect("\(error)".contains("libHybridWebExtension.so"))
+            #expect("\(error)".contains("allowsUnverifiedFrames"))
+        }
+        // The refused engine is released, not leaked.
+        #expect(made.engines.allSatisfy { $0.value == nil || $0.value?.closed == true })
+
+        let allowed = try HybridContainer(
+            configuration: ContainerConfiguration(allowsUnverifiedFrames: true), factory: factory)
+        allowed.close()
+    }
+}

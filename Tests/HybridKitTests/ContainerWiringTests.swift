@@ -7,9 +7,12 @@ import Testing
     struct FakeFactory: WebEngineFactory {
         var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
         let made: WeakEngines
+        /// Like a real engine with its frame stamps; false stands for WebKitGTK without its web-process extension.
+        var verifiesFrames = true
         func makeEngine() throws(EngineError) -> any WebEngine {
             MainActor.assumeIsolated {
                 let engine = FakeEngine()
+                engine.verifiesFrames = verifiesFrames
                 made.engines.append(Weak(engine))
                 return engine
             }

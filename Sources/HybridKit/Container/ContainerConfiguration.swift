@@ -19,6 +19,11 @@ public struct ContainerConfiguration: Sendable {
     /// `document.cookie` for the custom scheme the page is served from, backed by a cookie jar (WebKit keeps no
     /// cookies for custom-scheme documents, so it would read "" and drop writes).
     public var documentCookies: DocumentCookieDefault
+    /// Whether the container may run on an engine that cannot say which frame sent a message (WebKitGTK without
+    /// HybridKit's web-process extension). False (the default): creating the container fails with
+    /// ``ContainerError/framesUnverified``, which says how to ship the extension. True: it runs, and bridge
+    /// modules limited to origins or to the main frame refuse every call, as does `document.cookie`.
+    public var allowsUnverifiedFrames: Bool
     /// White-screen recovery; nil turns it off.
     public var recovery: RecoveryPolicy?
     public var userAgent: String?
@@ -34,7 +39,8 @@ public struct ContainerConfiguration: Sendable {
         modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),
         userScripts: [UserScript] = [], messageHandlers: [HostMessageHandler] = [],
         features: [any PageFeature] = [], requestInterception: FeatureDefault = .automatic,
-        documentCookies: DocumentCookieDefault = .automatic(jar: DocumentCookieDefault.sharedJar), recovery: RecoveryPolicy? = RecoveryPolicy(), userAgent: String? = nil,
+        documentCookies: DocumentCookieDefault = .automatic(jar: DocumentCookieDefault.sharedJar),
+        allowsUnverifiedFrames: Bool = false, recovery: RecoveryPolicy? = RecoveryPolicy(), userAgent: String? = nil,
         navigationPolicy: NavigationPolicyConfiguration? = nil, isVisible: Bool = true
     ) {
         self.modules = modules
@@ -44,6 +50,7 @@ public struct ContainerConfiguration: Sendable {
         self.features = features
         self.requestInterception = requestInterception
         self.documentCookies = documentCookies
+        self.allowsUnverifiedFrames = allowsUnverifiedFrames
         self.recovery = recovery
         self.userAgent = userAgent
         self.navigationPolicy = navigationPolicy

@@ -7,12 +7,24 @@ public enum ContainerError: Error, CustomStringConvertible {
     case bridge(any Error)
     /// A page feature failed to contribute or attach.
     case feature(String, any Error)
+    /// The engine cannot say which frame sends a message, and the configuration does not allow that.
+    case framesUnverified
+
+    /// What to do when ``framesUnverified`` is thrown, for logs and for this error's description.
+    public static let framesUnverifiedAdvice =
+        "the engine cannot tell which frame sends a message, so the bridge could not check origins. On "
+        + "WebKitGTK, HybridKit's web-process extension (libHybridWebExtension.so) was not loaded: every build of "
+        + "HybridKitGTK puts it in the …_HybridKitGTK.resources directory beside the executable; ship that "
+        + "directory with the app, or set HYBRID_WEB_EXTENSION to the library's path. To run anyway, with "
+        + "origin-limited modules and document.cookie refusing every call, set "
+        + "ContainerConfiguration.allowsUnverifiedFrames"
 
     public var description: String {
         switch self {
         case .engine(let error): "the engine refused the page: \(error)"
         case .bridge(let error): "the bridge could not be attached: \(error)"
         case .feature(let name, let error): "the page feature \(name) failed: \(error)"
+        case .framesUnverified: Self.framesUnverifiedAdvice
         }
     }
 }

@@ -68,6 +68,10 @@ public final class HybridContainer: @unchecked Sendable {
         self.isPooled = pooled
         let engine = handle.engine
         router = Router()
+        guard configuration.allowsUnverifiedFrames || engine.verifiesMessageFrames else {
+            Self.release(handle)
+            throw ContainerError.framesUnverified
+        }
 
         var assembly = PageAssembly(
             modules: configuration.modules, userScripts: configuration.userScripts, engine: engine)
