@@ -63,7 +63,7 @@
             }
         }
 
-        @Test func registeringASchemeWebKitHandlesTraps() async {
+        @Test @MainActor func registeringASchemeWebKitHandlesTraps() async {
             for scheme in ["http", "https", "file"] {
                 #expect(WKWebView.handlesURLScheme(scheme))
             }

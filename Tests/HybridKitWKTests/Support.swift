@@ -34,7 +34,9 @@
     func okResponse() -> URLResponse {
         HTTPURLResponse(
             url: URL(fileURLWithPath: "/"), statusCode: 200, httpVersion: "HTTP/1.1",
-            headerFields: ["Content-Type": "text/plain"]) ?? URLResponse()
+            headerFields: ["Content-Type": "text/plain"])
+            ?? URLResponse(
+                url: URL(fileURLWithPath: "/"), mimeType: "text/plain", expectedContentLength: -1, textEncodingName: nil)
     }
 
     /// Calls a main-actor closure on another thread, past the compiler (as a nonisolated Objective-C callback or
@@ -51,7 +53,7 @@
         done.wait()
     }
 
-    func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
+    @MainActor func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return true }

@@ -1,0 +1,119 @@
+#if os(Linux)
+    import Foundation
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+    import HybridKit
+    import HybridKitGTK
+    import HybridKitWK
+    import HybridTour
+    import Testing
+    import WebKitStandIn
+
+    /// HybridKitWK driven end to end: WKEngineFactory → WKEngine → the WebKit stand-in (main actor) → WebKitGTK
+    /// (GTK's thread) and back.
+    @Suite(.serialized) @MainActor struct WKEndToEndTests {
+        static let echo = BridgeModule("echo", access: .origins("app://demo")) { module in
+            module.method("twice") { (value: Int, _) async throws -> Int in value * 2 }
+        }
+
+        static func installGTKBackend() throws {
+            try GTKRuntime.shared.start(.headless)
+            WKStandIn.backend = WKStandInBackend(
+                executor: { GTKRuntime.shared.executor.asUnownedSerialExecutor() },
+                makeEngine: { settings in
+                    GTKWebView.makeOnGTKThread(configuration: GTKWebView.Configuration(settings: settings))
+                })
+        }
+
+        final class Loads: NavigationDelegate, @unchecked Sendable {
+            // Main actor only (the WK engine's executor).
+            var finished = 0
+            func didFinishNavigation(to url: URL?) { finished += 1 }
+        }
+
+        func evaluate(_ engine: any WebEngine, _ script: String) async -> String? {
+            try? await engine.evaluateJavaScript(script)
+        }
+
+        @Test func aBridgeCallRoundTripsThroughTheFactory() async throws {
+            try Self.installGTKBackend()
+            let pages = try #require(TourPages.directory)
+            let engine = try WKEngineFactory(schemes: ["app"]).makeEngine()
+            defer { engine.close() }
+            try engine.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
+            let page = try HybridPage(engine: engine, modules: [Self.echo])
+            defer { page.close() }
+            let loads = Loads()
+            page.delegate = loads
+            try engine.load(EngineRequest(url: try #require(URL(string: "app://demo/test/blank.html"))))
+            #expect(try await waitUntil { loads.finished > 0 })
+            #expect(engine.url?.absoluteString == "app://demo/test/blank.html")
+            #expect(engine.title == "blank")
+            #expect(await evaluate(engine, "1 + 1") == "2")
+            #expect(try await waitUntil { await evaluate(engine, "!!(window.hybrid && hybrid.isReady)") == "true" })
+            _ = await evaluate(engine, "window.__r = null; hybrid.call('echo', 'twice', 21).then(v => window.__r = v); 0")
+            #expect(try await waitUntil { await evaluate(engine, "window.__r") == "42" })
+            #expect(await page.bridge.stats.succeeded == 1)
+        }
+
+        @Test func evaluateJavaScriptOffTheMainActorReachesGTK() async throws {
+            try Self.installGTKBackend()
+            let engine = try WKEngineFactory().makeEngine()
+            defer { engine.close() }
+            engine.loadHTML("<title>t</title><p>x</p>", baseURL: URL(string: "https://example.invalid/"))
+            let answer = await Task.detached { try? await engine.evaluateJavaScript("[1, 'two', {three: 3}]") }.value
+            #expect(answer == #"[1,"two",{"three":3}]"#)
+            let failure = await Task.detached { () -> EngineError? in
+                do throws(EngineError) {
+                    _ = try await engine.evaluateJavaScript("throw new Error('boom')")
+                    return nil
+                } catch { return error }
+            }.value
+            guard case .javaScript = failure else {
+                Issue.record("expected a JavaScript error, got \(String(describing: failure))")
+                return
+            }
+        }
+
+        @Test func cookiesGoThroughWKHTTPCookieStoreToTheEngine() async throws {
+            try Self.installGTKBackend()
+            let engine = try WKEngineFactory().makeEngine()
+            defer { engine.close() }
+            let store = engine.cookieStore
+            let cookie = EngineCookie(name: "wk-e2e", value: "1", domain: "wk.example", path: "/shop")
+            try await store.setCookie(cookie)
+            let url = try #require(URL(string: "http://wk.example/shop/cart"))
+            #expect(try await store.cookies(for: url).contains { $0.name == "wk-e2e" })
+            let other = try #require(URL(string: "http://wk.example/shopping"))
+            #expect(try await !store.cookies(for: other).contains { $0.name == "wk-e2e" })
+            try await store.deleteCookie(cookie)
+            #expect(try await !store.cookies(for: url).contains { $0.name == "wk-e2e" })
+        }
+
+        @Test func aSandboxedFrameArrivesWithANullOrigin() async throws {
+            try Self.installGTKBackend()
+            let pages = try #require(TourPages.directory)
+            let engine = try WKEngineFactory(schemes: ["app"]).makeEngine()
+            defer { engine.close() }
+            try engine.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
+            let recorder = OriginRecorder()
+            engine.addScriptMessageHandler(recorder, name: "probe", replies: false)
+            engine.addUserScript(
+                UserScript(source: "window.webkit.messageHandlers.probe.postMessage('hi')", allFrames: true))
+            engine.loadHTML(
+                "<iframe sandbox='allow-scripts' srcdoc='<p>x</p>'></iframe>",
+                baseURL: URL(string: "app://demo/"))
+            #expect(try await waitUntil { recorder.origins.count >= 2 })
+            #expect(recorder.origins.contains("null"), "the sandboxed frame: \(recorder.origins)")
+        }
+    }
+
+    final class OriginRecorder: ScriptMessageHandler, @unchecked Sendable {
+        // Main actor only.
+        var origins: [String] = []
+        func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+            origins.append(message.frame?.securityOrigin ?? "<none>")
+        }
+    }
+#endif
