@@ -373,11 +373,23 @@
     /// order of calls made from one thread. The port says callers are on the engine's executor (the main actor);
     /// this keeps one that is not from crashing the app or reordering a scheme task's calls.
     func onMain(_ body: @escaping @MainActor @Sendable () -> Void) {
-        if Thread.isMainThread {
+        if MainQueue.isCurrent {
             MainActor.assumeIsolated(body)
         } else {
             DispatchQueue.main.async { MainActor.assumeIsolated(body) }
         }
+    }
+
+    /// Whether the caller runs on the main queue, the main actor's executor. Not `Thread.isMainThread`: where the
+    /// process parks its main thread in `dispatch_main` (Linux), the main queue is drained on another thread.
+    enum MainQueue {
+        private static let key: DispatchSpecificKey<Bool> = {
+            let key = DispatchSpecificKey<Bool>()
+            DispatchQueue.main.setSpecific(key: key, value: true)
+            return key
+        }()
+
+        static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
     }
 
     #if os(Linux)
