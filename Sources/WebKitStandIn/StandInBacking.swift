@@ -89,6 +89,15 @@
             return box.withLock { $0 } ?? fallback
         }
 
+        /// Re-reads url, title and history on the engine's executor, for the view's synchronous properties.
+        func refreshState() {
+            perform { [weak self] _ in
+                guard let self else { return }
+                let state = self.state(withHistory: true)
+                self.toView { view in view.update(state) }
+            }
+        }
+
         func close() {
             lane.post { [self] in
                 closed = true
@@ -122,6 +131,8 @@
             guard let backing else { return }
             let state = backing.state(withHistory: history)
             backing.toView { view in view.navigationEvent(event, state: state) }
+            // WebKitGTK may report the title after the load event; read the state once more after this turn.
+            if case .finished = event { backing.refreshState() }
         }
     }
 

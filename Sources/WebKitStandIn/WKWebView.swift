@@ -116,6 +116,8 @@
                         do {
                             let json = try await engine.evaluateJavaScript(javaScriptString)
                             main.post { completionHandler(StandInJSON.object(json), nil) }
+                            // A script may have changed the title or history.
+                            backing.refreshState()
                         } catch {
                             let message = "\(error)"
                             main.post { completionHandler(nil, Self.error(code: 4, message)) }

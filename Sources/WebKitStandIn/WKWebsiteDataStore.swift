@@ -96,8 +96,10 @@
             let cookies: [EngineCookie] = await withCheckedContinuation { continuation in
                 backing.perform(
                     { engine in
+                        // The store is read on the engine's executor; its async calls hop by themselves.
+                        let store = engine.cookieStore
                         Task {
-                            let cookies = (try? await engine.cookieStore.cookies(for: nil)) ?? []
+                            let cookies = (try? await store.cookies(for: nil)) ?? []
                             continuation.resume(returning: cookies)
                         }
                     }, orElse: { continuation.resume(returning: []) })
