@@ -156,7 +156,6 @@
     @MainActor
     final class WKScriptDialogReply: ScriptDialogReply {
         private var resume: (@Sendable (ScriptDialogAnswer) -> Void)?
-        private let fallback: ScriptDialogAnswer = .dismissed
 
         init(_ resume: @escaping @Sendable (ScriptDialogAnswer) -> Void) { self.resume = resume }
 
@@ -170,7 +169,9 @@
             resume?(answer)
         }
 
-        isolated deinit { resume?(fallback) }
+        // Not `isolated deinit` (it needs a newer runtime than the package's iOS 18 / macOS 15): the stored
+        // closure is Sendable and resuming a continuation is allowed from any thread.
+        deinit { resume?(.dismissed) }
     }
 
     extension WKEngine: WKDownloadDelegate {

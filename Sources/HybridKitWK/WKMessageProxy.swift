@@ -80,6 +80,11 @@
             handler(value, error)
         }
 
-        isolated deinit { replyHandler?(nil, "the native handler dropped the message without answering") }
+        // Not `isolated deinit` (it needs a newer runtime than the package's iOS 18 / macOS 15): the handler is
+        // Sendable and main-actor isolated, so it is called there.
+        deinit {
+            guard let handler = replyHandler else { return }
+            Task { @MainActor in handler(nil, "the native handler dropped the message without answering") }
+        }
     }
 #endif

@@ -58,6 +58,26 @@
             #expect(await page.bridge.stats.succeeded == 1)
         }
 
+        @Test func aContainerServesPagesAndBridgeCallsThroughTheFactory() async throws {
+            try Self.installGTKBackend()
+            let serving = try #require(DirectoryServing.tourPages)
+            let events = PageEvents()
+            let container = try HybridContainer(
+                configuration: ContainerConfiguration(
+                    modules: [Self.echo], messageHandlers: [HostMessageHandler(name: "probe", handler: events)],
+                    features: [serving]),
+                factory: WKEngineFactory(schemes: ["app"]))
+            defer { container.close() }
+            container.navigationDelegate = events
+            try container.load(try #require(URL(string: "app://demo/test/blank.html")))
+            #expect(try await waitUntil { events.finishes > 0 })
+            #expect(try await waitUntil { await evaluate(container.engine, "!!(window.hybrid && hybrid.isReady)") == "true" })
+            _ = await evaluate(
+                container.engine,
+                "hybrid.call('echo', 'twice', 4).then((a) => webkit.messageHandlers.probe.postMessage(String(a))); 1")
+            #expect(try await waitUntil { events.posts == ["8"] })
+        }
+
         @Test func evaluateJavaScriptOffTheMainActorReachesGTK() async throws {
             try Self.installGTKBackend()
             let engine = try WKEngineFactory().makeEngine()
