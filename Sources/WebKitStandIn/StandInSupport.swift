@@ -27,6 +27,15 @@
         }
     }
 
+    extension WKStandInBackend {
+        /// Backs the stand-in with any port factory (`GTKEngineFactory()` on this machine). The factory makes every
+        /// engine with its own configuration: a WKWebViewConfiguration's settings are not passed on (use
+        /// ``init(executor:makeEngine:)`` with a settings-aware closure for that).
+        public init(factory: any WebEngineFactory) {
+            self.init(executor: { factory.executor }, makeEngine: { _ throws(EngineError) in try factory.makeEngine() })
+        }
+    }
+
     public enum WKStandIn {
         private static let lock = NSLock()
         nonisolated(unsafe) private static var installed: WKStandInBackend?
@@ -48,7 +57,21 @@
     /// WebKit asserts the main thread in its UI-process API; Swift's isolation checking covers only code that
     /// went through the type checker, so the stand-in checks at run time too.
     func requireMainThread(_ api: String) {
-        MainActor.preconditionIsolated("\(api) must be called on the main thread (WebKit's UI-process API)")
+        // The main queue, not `Thread.isMainThread`: under `dispatch_main` (Linux) the main queue, the main actor's
+        // executor, is drained on another thread.
+        guard MainQueue.isCurrent else {
+            fatalError("\(api) must be called on the main thread (WebKit's UI-process API)")
+        }
+    }
+
+    enum MainQueue {
+        private static let key: DispatchSpecificKey<Bool> = {
+            let key = DispatchSpecificKey<Bool>()
+            DispatchQueue.main.setSpecific(key: key, value: true)
+            return key
+        }()
+
+        static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
     }
 
     /// Runs closures one after another, in the order they were posted, on an executor — never inline.

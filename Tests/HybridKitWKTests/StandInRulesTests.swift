@@ -20,19 +20,21 @@
         }
 
         @Test func dataBeforeAResponseTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run { makeStandInTask().didReceive(Data("x".utf8)) }
             }
+            #expect(standardError(result).contains("No response has been sent for this task"))
         }
 
         @Test func finishWithoutAResponseTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run { makeStandInTask().didFinish() }
             }
+            #expect(standardError(result).contains("No response has been sent for this task"))
         }
 
         @Test func aResponseAfterDataTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run {
                     let task = makeStandInTask()
                     task.didReceive(okResponse())
@@ -40,20 +42,22 @@
                     task.didReceive(okResponse())
                 }
             }
+            #expect(standardError(result).contains("[WKURLSchemeTask taskDidReceiveData:] has already been called for this task"))
         }
 
         @Test func anyCallAfterStopTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run {
                     let task = makeStandInTask()
                     task.markStopped()
                     task.didFailWithError(URLError(.cancelled))
                 }
             }
+            #expect(standardError(result).contains("This task has already been stopped"))
         }
 
         @Test func anyCallAfterFinishTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run {
                     let task = makeStandInTask()
                     task.didReceive(okResponse())
@@ -61,46 +65,51 @@
                     task.didFinish()
                 }
             }
+            #expect(standardError(result).contains("[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task"))
         }
 
         @Test @MainActor func registeringASchemeWebKitHandlesTraps() async {
             for scheme in ["http", "https", "file"] {
                 #expect(WKWebView.handlesURLScheme(scheme))
             }
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run {
                     WKWebViewConfiguration().setURLSchemeHandler(NoHandler(), forURLScheme: "https")
                 }
             }
+            #expect(standardError(result).contains("'https' is a URL scheme that WKWebView handles natively"))
         }
 
         @Test func registeringASchemeTwiceTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run {
                     let configuration = WKWebViewConfiguration()
                     configuration.setURLSchemeHandler(NoHandler(), forURLScheme: "app")
                     configuration.setURLSchemeHandler(NoHandler(), forURLScheme: "app")
                 }
             }
+            #expect(standardError(result).contains("URL scheme 'app' already has a registered URL scheme handler"))
         }
 
         @Test func aSecondMessageHandlerUnderOneNameTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 await MainActor.run {
                     let controller = WKUserContentController()
                     controller.add(NoHandler(), name: "hybrid")
                     controller.add(NoHandler(), name: "hybrid")
                 }
             }
+            #expect(standardError(result).contains("Attempt to add script message handler with name 'hybrid' when one already exists."))
         }
 
         @Test func mainActorAPIOffTheMainThreadTraps() async {
-            await #expect(processExitsWith: .failure) {
+            let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 callOffMain {
                     let view = WKWebView(frame: .zero, configuration: WKWebViewConfiguration())
                     view.evaluateJavaScript("1")
                 }
             }
+            #expect(standardError(result).contains("must be called on the main thread"))
         }
 
         @Test @MainActor func opaqueOriginsHaveAnEmptyProtocol() {
@@ -109,6 +118,10 @@
             let origin = WKSecurityOrigin(serialized: "http://127.0.0.1:8080")
             #expect(origin.protocol == "http" && origin.host == "127.0.0.1" && origin.port == 8080)
         }
+    }
+
+    func standardError(_ result: ExitTest.Result?) -> String {
+        result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
     }
 
     final class NoHandler: NSObject, WKURLSchemeHandler, WKScriptMessageHandler {
