@@ -159,6 +159,8 @@
                 guard let data = newValue as? Data else { return }
                 historyState = data
                 backing?.perform { engine in _ = engine.restoreHistory(data) }
+                // WebKit's back/forward list reflects the restored state at once; here it follows one hop later.
+                backing?.refreshState()
             }
         }
 
@@ -175,11 +177,13 @@
             url = state.url
             title = state.title
             if let history = state.history { historyState = history }
-            if let length = state.historyLength, let url = state.url {
-                // The port knows the length only, not which entries are behind or ahead: all count as behind.
-                let current = WKBackForwardListItem(url: url, title: state.title)
+            if let length = state.historyLength {
+                // The port knows the length only, not which entries are behind or ahead: all count as behind, and
+                // every item carries the current URL (a restored list has no document loaded yet: about:blank).
+                let url = state.url ?? URL(string: "about:blank") ?? URL(fileURLWithPath: "/")
+                let current = length > 0 ? WKBackForwardListItem(url: url, title: state.title) : nil
                 backForwardList.currentItem = current
-                backForwardList.backList = (0..<max(0, length - 1)).map { _ in current }
+                backForwardList.backList = current.map { item in (0..<max(0, length - 1)).map { _ in item } } ?? []
                 backForwardList.forwardList = []
             }
         }

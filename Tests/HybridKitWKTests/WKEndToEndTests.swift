@@ -78,6 +78,61 @@
             #expect(try await waitUntil { events.posts == ["8"] })
         }
 
+        @Test func historyAndPolicyAndDialogsMapOntoWebKit() async throws {
+            try Self.installGTKBackend()
+            let pages = try #require(TourPages.directory)
+            let factory = WKEngineFactory(schemes: ["app"])
+            let engine = try factory.makeEngine()
+            defer { engine.close() }
+            try engine.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
+            let policy = Policy()
+            engine.navigationDelegate = policy
+            for path in ["test/blank.html", "test/frame-probe.html"] {
+                let before = policy.finished
+                try engine.load(EngineRequest(url: try #require(URL(string: "app://demo/\(path)"))))
+                #expect(try await waitUntil { policy.finished > before })
+            }
+            #expect(try await waitUntil { engine.historyLength == 2 })
+            let snapshot = try #require(engine.historySnapshot())
+
+            // The navigation delegate's answer is WebKit's decision handler's.
+            try engine.load(EngineRequest(url: try #require(URL(string: "app://demo/test/blocked.html"))))
+            #expect(try await waitUntil { policy.cancelled == 1 })
+            #expect(engine.url?.lastPathComponent == "frame-probe.html")
+
+            // Dialogs reach the port's UI delegate through WKUIDelegate.
+            let dialogs = Dialogs()
+            engine.uiDelegate = dialogs
+            #expect(await evaluate(engine, "confirm('sure?')") == "true")
+            #expect(dialogs.messages == ["sure?"])
+
+            let other = try factory.makeEngine()
+            defer { other.close() }
+            #expect(other.restoreHistory(snapshot))
+            #expect(try await waitUntil { other.historyLength == 2 })
+        }
+
+        final class Policy: NavigationDelegate, @unchecked Sendable {
+            // Main actor only.
+            var finished = 0
+            var cancelled = 0
+            func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
+                guard action.request.url.lastPathComponent == "blocked.html" else { return .allow }
+                cancelled += 1
+                return .cancel
+            }
+            func didFinishNavigation(to url: URL?) { finished += 1 }
+        }
+
+        final class Dialogs: EngineUIDelegate, @unchecked Sendable {
+            // Main actor only.
+            var messages: [String] = []
+            func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
+                messages.append(dialog.message)
+                reply.answer(.confirmed(true))
+            }
+        }
+
         @Test func evaluateJavaScriptOffTheMainActorReachesGTK() async throws {
             try Self.installGTKBackend()
             let engine = try WKEngineFactory().makeEngine()
