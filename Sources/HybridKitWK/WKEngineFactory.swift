@@ -24,7 +24,9 @@
 
         public init(
             schemes: Set<String> = ["app"], settings: WebViewSettings = WebViewSettings(),
-            makeConfiguration: @escaping @MainActor @Sendable () -> WKWebViewConfiguration = { WKWebViewConfiguration() }
+            makeConfiguration: @escaping @MainActor @Sendable () -> WKWebViewConfiguration = {
+                WKWebViewConfiguration()
+            }
         ) {
             self.schemes = schemes
             self.settings = settings

@@ -136,7 +136,8 @@
                 case .forbidden: NSURLErrorNoPermissionsToReadFile
                 case .failed: NSURLErrorCannotLoadFromNetwork
                 }
-            return NSError(domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: error.description])
+            return NSError(
+                domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: error.description])
         }
 
         /// The request as the port sees it. WebKit hands XHR and fetch bodies over as `httpBodyStream` (and form

@@ -70,7 +70,8 @@
         /// Asks the main actor for an answer while the engine waits (navigation policy). Falls back to `fallback`
         /// when the view is gone or does not answer within ten seconds (WebKit would wait; a test would hang).
         func ask<Answer: Sendable>(
-            fallback: Answer, _ body: @escaping @MainActor @Sendable (WKWebView, @escaping @Sendable (Answer) -> Void) -> Void
+            fallback: Answer,
+            _ body: @escaping @MainActor @Sendable (WKWebView, @escaping @Sendable (Answer) -> Void) -> Void
         ) -> Answer {
             let box = Locked<Answer?>(nil)
             let done = DispatchSemaphore(value: 0)

@@ -70,7 +70,8 @@
             requireMainThread("-[WKUserContentController addScriptMessageHandler:name:]")
             // WebKit: NSInvalidArgumentException.
             if handlers[name] != nil {
-                raiseWebKitException("Attempt to add script message handler with name '\(name)' when one already exists.")
+                raiseWebKitException(
+                    "Attempt to add script message handler with name '\(name)' when one already exists.")
             }
             handlers[name] = entry
             let replies = if case .withReply = entry { true } else { false }
@@ -121,7 +122,9 @@
                 let lane = view.backing?.lane
                 handler.userContentController(self, didReceive: wkMessage) { value, error in
                     // WebKit raises when a reply handler is called a second time.
-                    if settled.withLock({ done in defer { done = true }; return done }) {
+                    if settled.withLock({ done in
+                        defer { done = true }; return done
+                    }) {
                         raiseWebKitException(
                             "replyHandler passed to userContentController:didReceiveScriptMessage:replyHandler: should not be called twice"
                         )
@@ -169,8 +172,7 @@
         /// WebKit raises for a scheme it handles itself, a scheme that already has a handler, or a malformed
         /// scheme name (NSInvalidArgumentException); the stand-in ends the process the same way.
         @available(iOS 11.0, macOS 10.13, *)
-        public func setURLSchemeHandler(_ urlSchemeHandler: (any WKURLSchemeHandler)?, forURLScheme urlScheme: String)
-        {
+        public func setURLSchemeHandler(_ urlSchemeHandler: (any WKURLSchemeHandler)?, forURLScheme urlScheme: String) {
             requireMainThread("-[WKWebViewConfiguration setURLSchemeHandler:forURLScheme:]")
             let scheme = urlScheme.lowercased()
             if WKWebView.handlesURLScheme(scheme) {

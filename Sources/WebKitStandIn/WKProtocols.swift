@@ -63,10 +63,12 @@
             initiatedByFrame frame: WKFrameInfo) async
         func webView(
             _ webView: WKWebView, runJavaScriptConfirmPanelWithMessage message: String,
-            initiatedByFrame frame: WKFrameInfo) async -> Bool
+            initiatedByFrame frame: WKFrameInfo
+        ) async -> Bool
         func webView(
             _ webView: WKWebView, runJavaScriptTextInputPanelWithPrompt prompt: String, defaultText: String?,
-            initiatedByFrame frame: WKFrameInfo) async -> String?
+            initiatedByFrame frame: WKFrameInfo
+        ) async -> String?
     }
 
     extension WKUIDelegate {

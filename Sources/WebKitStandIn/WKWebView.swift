@@ -266,7 +266,8 @@
             guard let uiDelegate else { return ScriptDialogDefaults().answer(for: dialog) }
             switch dialog.kind {
             case .alert:
-                await uiDelegate.webView(self, runJavaScriptAlertPanelWithMessage: dialog.message, initiatedByFrame: frame)
+                await uiDelegate.webView(
+                    self, runJavaScriptAlertPanelWithMessage: dialog.message, initiatedByFrame: frame)
                 return .dismissed
             case .confirm, .beforeUnload:
                 return .confirmed(
@@ -376,7 +377,8 @@
             state.withLock { state in
                 if state.stopped { raiseWebKitException("This task has already been stopped") }
                 if state.completed {
-                    raiseWebKitException("[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task")
+                    raiseWebKitException(
+                        "[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task")
                 }
                 if state.dataSent {
                     raiseWebKitException("[WKURLSchemeTask taskDidReceiveData:] has already been called for this task")
@@ -419,7 +421,8 @@
             state.withLock { state in
                 if state.stopped { raiseWebKitException("This task has already been stopped") }
                 if state.completed {
-                    raiseWebKitException("[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task")
+                    raiseWebKitException(
+                        "[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task")
                 }
                 state.completed = true
             }
@@ -432,7 +435,8 @@
         private func checkOpenWithResponse(_ state: inout State) {
             if state.stopped { raiseWebKitException("This task has already been stopped") }
             if state.completed {
-                raiseWebKitException("[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task")
+                raiseWebKitException(
+                    "[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task")
             }
             if !state.responded { raiseWebKitException("No response has been sent for this task") }
         }

@@ -42,7 +42,9 @@
                     task.didReceive(okResponse())
                 }
             }
-            #expect(standardError(result).contains("[WKURLSchemeTask taskDidReceiveData:] has already been called for this task"))
+            #expect(
+                standardError(result).contains(
+                    "[WKURLSchemeTask taskDidReceiveData:] has already been called for this task"))
         }
 
         @Test func anyCallAfterStopTraps() async {
@@ -65,7 +67,9 @@
                     task.didFinish()
                 }
             }
-            #expect(standardError(result).contains("[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task"))
+            #expect(
+                standardError(result).contains(
+                    "[WKURLSchemeTask taskDidCompleteWithError:] has already been called for this task"))
         }
 
         @Test @MainActor func registeringASchemeWebKitHandlesTraps() async {
@@ -99,7 +103,9 @@
                     controller.add(NoHandler(), name: "hybrid")
                 }
             }
-            #expect(standardError(result).contains("Attempt to add script message handler with name 'hybrid' when one already exists."))
+            #expect(
+                standardError(result).contains(
+                    "Attempt to add script message handler with name 'hybrid' when one already exists."))
         }
 
         @Test func mainActorAPIOffTheMainThreadTraps() async {

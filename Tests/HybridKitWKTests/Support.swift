@@ -36,7 +36,8 @@
             url: URL(fileURLWithPath: "/"), statusCode: 200, httpVersion: "HTTP/1.1",
             headerFields: ["Content-Type": "text/plain"])
             ?? URLResponse(
-                url: URL(fileURLWithPath: "/"), mimeType: "text/plain", expectedContentLength: -1, textEncodingName: nil)
+                url: URL(fileURLWithPath: "/"), mimeType: "text/plain", expectedContentLength: -1, textEncodingName: nil
+            )
     }
 
     /// Calls a main-actor closure on another thread, past the compiler (as a nonisolated Objective-C callback or
@@ -53,7 +54,9 @@
         done.wait()
     }
 
-    @MainActor func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
+    @MainActor func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws
+        -> Bool
+    {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return true }

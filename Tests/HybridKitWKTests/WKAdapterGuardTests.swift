@@ -133,7 +133,9 @@
             }
             let engine = try WKEngine(schemes: ["app"])
             try engine.setSchemeHandler(Handler(), forScheme: "APP")
-            #expect(throws: EngineError.schemeNotAllowed("http")) { try engine.setSchemeHandler(Handler(), forScheme: "http") }
+            #expect(throws: EngineError.schemeNotAllowed("http")) {
+                try engine.setSchemeHandler(Handler(), forScheme: "http")
+            }
             do {
                 try engine.setSchemeHandler(Handler(), forScheme: "late")
                 Issue.record("a scheme named after creation must be refused")

@@ -51,9 +51,13 @@
             #expect(engine.url?.absoluteString == "app://demo/test/blank.html")
             #expect(await evaluate(engine, "1 + 1") == "2")
             // The port has no title event: the stand-in re-reads the title after loads and scripts.
-            #expect(try await waitUntil { _ = await evaluate(engine, "document.title"); return engine.title == "blank" })
+            #expect(
+                try await waitUntil {
+                    _ = await evaluate(engine, "document.title"); return engine.title == "blank"
+                })
             #expect(try await waitUntil { await evaluate(engine, "!!(window.hybrid && hybrid.isReady)") == "true" })
-            _ = await evaluate(engine, "window.__r = null; hybrid.call('echo', 'twice', 21).then(v => window.__r = v); 0")
+            _ = await evaluate(
+                engine, "window.__r = null; hybrid.call('echo', 'twice', 21).then(v => window.__r = v); 0")
             #expect(try await waitUntil { await evaluate(engine, "window.__r") == "42" })
             #expect(await page.bridge.stats.succeeded == 1)
         }
@@ -71,7 +75,10 @@
             container.navigationDelegate = events
             try container.load(try #require(URL(string: "app://demo/test/blank.html")))
             #expect(try await waitUntil { events.finishes > 0 })
-            #expect(try await waitUntil { await evaluate(container.engine, "!!(window.hybrid && hybrid.isReady)") == "true" })
+            #expect(
+                try await waitUntil {
+                    await evaluate(container.engine, "!!(window.hybrid && hybrid.isReady)") == "true"
+                })
             _ = await evaluate(
                 container.engine,
                 "hybrid.call('echo', 'twice', 4).then((a) => webkit.messageHandlers.probe.postMessage(String(a))); 1")
