@@ -140,6 +140,33 @@
             }
         }
 
+        @Test func settingsApplyAtCreationAndWebsiteDataClears() async throws {
+            try Self.installGTKBackend()
+            let settings = WebViewSettings(
+                mediaPlaybackRequiresUserGesture: false, javaScriptCanOpenWindowsAutomatically: true,
+                userAgent: .appending("HybridWK/1"))
+            let engine = try WKEngineFactory(settings: settings).makeEngine()
+            defer { engine.close() }
+            let view = try #require((engine as? WKEngine)?.webView)
+            #expect(view.configuration.preferences.javaScriptCanOpenWindowsAutomatically)
+            #expect(view.configuration.mediaTypesRequiringUserActionForPlayback.isEmpty)
+            #expect(view.configuration.applicationNameForUserAgent == "HybridWK/1")
+            engine.loadHTML("<p>ua</p>", baseURL: URL(string: "https://example.invalid/"))
+            #expect(
+                try await waitUntil { await evaluate(engine, "navigator.userAgent.endsWith('HybridWK/1')") == "true" })
+
+            let replaced = try WKEngineFactory(settings: WebViewSettings(userAgent: .replacing("Exactly/2")))
+                .makeEngine()
+            defer { replaced.close() }
+            #expect(replaced.customUserAgent == "Exactly/2")
+
+            let cookie = EngineCookie(name: "wk-clear", value: "1", domain: "clear.example")
+            try await engine.cookieStore.setCookie(cookie)
+            #expect(try await engine.cookieStore.cookies(for: nil).contains { $0.name == "wk-clear" })
+            try await engine.clearWebsiteData(.cookies, modifiedSince: nil)
+            #expect(try await !engine.cookieStore.cookies(for: nil).contains { $0.name == "wk-clear" })
+        }
+
         @Test func evaluateJavaScriptOffTheMainActorReachesGTK() async throws {
             try Self.installGTKBackend()
             let engine = try WKEngineFactory().makeEngine()
