@@ -63,8 +63,20 @@ let package = Package(
             plugins: ["WebProcessExtensionBuilder"]
         ),
         .plugin(name: "WebProcessExtensionBuilder", capability: .buildTool()),
-        // The WKWebView adapter (Apple platforms only; compiles to nothing elsewhere).
-        .target(name: "HybridKitWK", dependencies: ["HybridKit"]),
+        // The WKWebView adapter: Apple's WebKit on Apple platforms; on Linux, WebKitStandIn, so it is compiled and
+        // tested here against WebKit's API and rules, with WebKitGTK behind them.
+        .target(
+            name: "HybridKitWK",
+            dependencies: [
+                "HybridKit",
+                .target(name: "WebKitStandIn", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Linux only (every file is `#if os(Linux)`; never a dependency elsewhere, never named `WebKit`): the WebKit
+        // API HybridKitWK uses, with WebKit's isolation, sendability and run-time exceptions, over any engine behind
+        // the port (WebKitGTK in the tests).
+        .target(name: "WebKitStandIn", dependencies: ["HybridKit"]),
         // Offline packages: format, signing, installer, store, resolver, release documents
         // (see docs/package-format.md). Crypto and zip, no web view: the package tools build on it alone.
         .target(
@@ -172,6 +184,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The telemetry test records which log labels spoke.
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // HybridKitWK on Linux (stand-in over WebKitGTK); on a Mac, WKWebViewHostTests run against the real WKWebView.
+        .testTarget(
+            name: "HybridKitWKTests",
+            dependencies: [
+                "HybridKit", "HybridKitWK",
+                .target(name: "WebKitStandIn", condition: .when(platforms: [.linux])),
+                .target(name: "HybridKitGTK", condition: .when(platforms: [.linux])),
+                .target(name: "HybridTour", condition: .when(platforms: [.linux])),
             ]
         ),
         .testTarget(

@@ -1,15 +1,29 @@
-#if canImport(WebKit)
+#if canImport(WebKit) || os(Linux)
     import Foundation
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
     import HybridKit
-    import WebKit
+    import Logging
+    #if os(Linux)
+        // Linux only: Apple's WebKit API, declared and enforced by the stand-in and backed by WebKitGTK.
+        import WebKitStandIn
+    #else
+        import WebKit
+    #endif
 
-    /// The WKWebView implementation of the port, kept thin: every requirement maps onto one WebKit call.
+    /// The WKWebView implementation of the port, kept thin: every requirement maps onto WebKit calls.
     ///
-    /// Not compiled or tested on Linux (WebKit is Apple-only); the WebKitGTK adapter is the tested reference.
-    /// Differences from WebKitGTK that callers see:
-    /// - scheme handlers must exist before the view is created: pass them to `init` (``setSchemeHandler(_:forScheme:)``
-    ///   can then only replace the handler of a scheme registered there);
-    /// - ``terminateWebProcess()`` does nothing: WKWebView has no public API for it.
+    /// Built and tested on Linux against `WebKitStandIn` (WebKit's API and run-time rules over WebKitGTK); on a Mac
+    /// `swift test` runs `WKWebViewHostTests` against the real WKWebView. Differences from WebKitGTK that callers see:
+    /// - WKWebView takes scheme handlers only before the view exists: name the schemes when creating the engine
+    ///   (``init(configuration:schemes:settings:)``, ``WKEngineFactory/schemes``); ``setSchemeHandler(_:forScheme:)``
+    ///   then routes them, and throws for a scheme that was not named;
+    /// - ``terminateWebProcess()`` does nothing: WKWebView has no public API for it (the only way in is the private
+    ///   `_killWebContentProcess`, which an App Store app may not call), so white-screen recovery is tested on
+    ///   WebKitGTK and happens here when WebKit itself loses the process;
+    /// - ``close()`` cannot release the WKWebView (``webView`` stays readable); it stops loads and scheme tasks,
+    ///   unregisters everything and blanks the page, and the view goes when the engine is released.
     @MainActor
     public final class WKEngine: NSObject, WebEngine {
         public let webView: WKWebView
@@ -18,68 +32,110 @@
         private var addedScripts: [UserScript] = []
         private weak var delegate: (any NavigationDelegate)?
         weak var uiDelegateStorage: (any EngineUIDelegate)?
-        private lazy var cookies = WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
+        private let cookies: WKCookieStore
+        private(set) var closed = false
+        nonisolated static let logger = Logger(label: "hybrid.wk")
 
+        /// - Parameters:
+        ///   - schemes: custom schemes this view will serve; WKWebView cannot add one later. Handlers are set
+        ///     with ``setSchemeHandler(_:forScheme:)``; until then a request to the scheme fails as not found.
+        ///   - settings: applied to `configuration` before the view is made (WKWebView copies it at creation).
+        /// - Throws: ``EngineError/schemeNotAllowed(_:)`` for a scheme WebKit handles itself (http, https, file…)
+        ///   or one `configuration` already has a handler for — WebKit would raise an exception for either.
         public init(
-            configuration: WKWebViewConfiguration = WKWebViewConfiguration(),
-            schemeHandlers: [String: any SchemeHandler] = [:]
-        ) {
-            for (scheme, handler) in schemeHandlers {
-                let bridge = SchemeHandlerBridge(handler: handler)
+            configuration: WKWebViewConfiguration = WKWebViewConfiguration(), schemes: Set<String> = [],
+            settings: WebViewSettings = WebViewSettings()
+        ) throws(EngineError) {
+            for scheme in schemes.map({ $0.lowercased() }).sorted() {
+                guard !WKWebView.handlesURLScheme(scheme), configuration.urlSchemeHandler(forURLScheme: scheme) == nil,
+                    Self.isValidScheme(scheme)
+                else { throw .schemeNotAllowed(scheme) }
+                let bridge = SchemeHandlerBridge()
                 configuration.setURLSchemeHandler(bridge, forURLScheme: scheme)
-                schemeBridges[scheme.lowercased()] = bridge
+                schemeBridges[scheme] = bridge
             }
+            Self.apply(settings, to: configuration)
             webView = WKWebView(frame: .zero, configuration: configuration)
+            if case .replacing(let agent) = settings.userAgent { webView.customUserAgent = agent }
+            cookies = WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
             super.init()
             webView.navigationDelegate = self
         }
 
+        /// The earlier form: schemes with their handlers at once.
+        public convenience init(
+            configuration: WKWebViewConfiguration = WKWebViewConfiguration(),
+            schemeHandlers: [String: any SchemeHandler], settings: WebViewSettings = WebViewSettings()
+        ) throws(EngineError) {
+            try self.init(configuration: configuration, schemes: Set(schemeHandlers.keys), settings: settings)
+            for (scheme, handler) in schemeHandlers { schemeBridges[scheme.lowercased()]?.handler = handler }
+        }
+
         public nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
 
+        // MARK: Loading
+
         public nonisolated func load(_ request: EngineRequest) throws(EngineError) {
-            MainActor.assumeIsolated {
+            let loaded = MainActor.assumeIsolated { () -> Bool in
+                guard !closed else { return false }
                 var urlRequest = URLRequest(url: request.url)
                 urlRequest.httpMethod = request.method
                 urlRequest.httpBody = request.body
                 for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
                 webView.load(urlRequest)
+                return true
             }
+            if !loaded { throw .viewClosed }
         }
 
         public nonisolated func loadHTML(_ html: String, baseURL: URL?) {
-            MainActor.assumeIsolated { _ = webView.loadHTMLString(html, baseURL: baseURL) }
+            MainActor.assumeIsolated { if !closed { _ = webView.loadHTMLString(html, baseURL: baseURL) } }
         }
 
         public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
-            MainActor.assumeIsolated { _ = webView.loadFileURL(fileURL, allowingReadAccessTo: directory) }
+            MainActor.assumeIsolated {
+                if !closed { _ = webView.loadFileURL(fileURL, allowingReadAccessTo: directory) }
+            }
         }
 
-        public nonisolated func reload() { MainActor.assumeIsolated { _ = webView.reload() } }
+        public nonisolated func reload() { MainActor.assumeIsolated { if !closed { _ = webView.reload() } } }
         public nonisolated func stopLoading() { MainActor.assumeIsolated { webView.stopLoading() } }
         public nonisolated var url: URL? { MainActor.assumeIsolated { webView.url } }
         public nonisolated var title: String? { MainActor.assumeIsolated { webView.title } }
 
+        // MARK: Scripts
+
+        /// Hops to the main actor itself: an async requirement runs on the global executor when called, and
+        /// WebKit's API must be called on the main thread.
         public nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {
-            let result: Result<String?, EngineError> = await withCheckedContinuation { continuation in
-                MainActor.assumeIsolated {
-                    webView.evaluateJavaScript(script) { value, error in
-                        if let error {
-                            continuation.resume(returning: .failure(.javaScript(error.localizedDescription)))
-                        } else {
-                            continuation.resume(returning: .success(JSONText.encode(value)))
-                        }
-                    }
+            try await evaluate(script).get()
+        }
+
+        private func evaluate(_ script: String) async -> Result<String?, EngineError> {
+            guard !closed else { return .failure(.viewClosed) }
+            return await withCheckedContinuation { continuation in
+                webView.evaluateJavaScript(script) { value, error in
+                    continuation.resume(returning: Self.scriptResult(value, error))
                 }
             }
-            return try result.get()
+        }
+
+        /// WebKit reports an `undefined` result as error 5 (unsupported result type); the port calls it nil.
+        nonisolated static func scriptResult(_ value: Any?, _ error: (any Error)?) -> Result<String?, EngineError> {
+            guard let error else { return .success(JSONText.encode(value)) }
+            let nsError = error as NSError
+            if nsError.domain == WKErrorDomain && nsError.code == 5 { return .success(nil) }
+            let message = nsError.userInfo["WKJavaScriptExceptionMessage"] as? String ?? nsError.localizedDescription
+            return .failure(.javaScript(message))
         }
 
         public nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
-            MainActor.assumeIsolated { webView.evaluateJavaScript(script, completionHandler: nil) }
+            MainActor.assumeIsolated { if !closed { webView.evaluateJavaScript(script, completionHandler: nil) } }
         }
 
         public nonisolated func addUserScript(_ script: UserScript) {
             MainActor.assumeIsolated {
+                guard !closed else { return }
                 webView.configuration.userContentController.addUserScript(
                     WKUserScript(
                         source: script.source,
@@ -114,13 +170,15 @@
             _ handler: any ScriptMessageHandler, name: String, replies: Bool
         ) {
             MainActor.assumeIsolated {
+                guard !closed else { return }
+                // WebKit raises for a second handler under one name: replace instead.
                 removeScriptMessageHandler(name: name)
                 let proxy = MessageProxy(handler: handler)
                 let controller = webView.configuration.userContentController
                 if replies {
                     controller.addScriptMessageHandler(proxy, contentWorld: .page, name: name)
                 } else {
-                    controller.add(proxy, name: name)
+                    controller.add(proxy, contentWorld: .page, name: name)
                 }
                 messageProxies[name] = proxy
             }
@@ -134,25 +192,43 @@
             }
         }
 
+        // MARK: Networking
+
         public nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String)
             throws(EngineError)
         {
-            let replaced = MainActor.assumeIsolated { () -> Bool in
-                guard let bridge = schemeBridges[scheme.lowercased()] else { return false }
+            let key = scheme.lowercased()
+            let outcome = MainActor.assumeIsolated { () -> EngineError? in
+                if closed { return .viewClosed }
+                if WKWebView.handlesURLScheme(key) { return .schemeNotAllowed(scheme) }
+                guard let bridge = schemeBridges[key] else {
+                    return .unsupported(
+                        "adding the '\(scheme)' scheme after the WKWebView exists; name it when creating the engine "
+                            + "(WKEngine(schemes:) or WKEngineFactory(schemes:))")
+                }
                 bridge.handler = handler
-                return true
+                return nil
             }
-            if !replaced {
-                throw .engine(
-                    "WKWebView takes scheme handlers before the view exists: pass '\(scheme)' to WKEngine.init")
-            }
+            if let outcome { throw outcome }
         }
 
         public nonisolated var cookieStore: any EngineCookieStore { MainActor.assumeIsolated { cookies } }
 
+        // MARK: Navigation and lifecycle
+
         public nonisolated var navigationDelegate: (any NavigationDelegate)? {
             get { MainActor.assumeIsolated { delegate } }
             set { MainActor.assumeIsolated { delegate = newValue } }
+        }
+
+        public nonisolated var uiDelegate: (any EngineUIDelegate)? {
+            get { MainActor.assumeIsolated { uiDelegateStorage } }
+            set {
+                MainActor.assumeIsolated {
+                    uiDelegateStorage = newValue
+                    webView.uiDelegate = newValue == nil ? nil : self
+                }
+            }
         }
 
         public nonisolated var customUserAgent: String? {
@@ -160,317 +236,132 @@
             set { MainActor.assumeIsolated { webView.customUserAgent = newValue } }
         }
 
-        public nonisolated func terminateWebProcess() {}
+        /// Unsupported: WKWebView has no public way to end its web content process (see the type's notes).
+        public nonisolated func terminateWebProcess() {
+            Self.logger.notice("terminateWebProcess() is not supported by WKWebView (no public API); nothing done")
+        }
 
         public nonisolated func snapshotPNG() async throws(EngineError) -> Data {
-            let result: Result<Data, EngineError> = await withCheckedContinuation { continuation in
-                MainActor.assumeIsolated {
-                    webView.takeSnapshot(with: nil) { image, error in
-                        guard let image, let png = PlatformImage.png(image) else {
-                            continuation.resume(
-                                returning: .failure(
-                                    .engine("snapshot failed: \(error?.localizedDescription ?? "no image")")))
-                            return
-                        }
-                        continuation.resume(returning: .success(png))
+            try await snapshot().get()
+        }
+
+        private func snapshot() async -> Result<Data, EngineError> {
+            guard !closed else { return .failure(.viewClosed) }
+            return await withCheckedContinuation { continuation in
+                webView.takeSnapshot(with: nil) { image, error in
+                    guard let image, let png = PlatformImage.png(image) else {
+                        continuation.resume(
+                            returning: .failure(
+                                .engine("snapshot failed: \(error?.localizedDescription ?? "no image")")))
+                        return
                     }
-                }
-            }
-            return try result.get()
-        }
-    }
-
-    extension WKEngine: WKNavigationDelegate {
-        public func webView(
-            _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction,
-            decisionHandler: @escaping @MainActor (WKNavigationActionPolicy) -> Void
-        ) {
-            let request = navigationAction.request
-            let action = NavigationAction(
-                request: EngineRequest(
-                    url: request.url ?? URL(fileURLWithPath: "/"), method: request.httpMethod ?? "GET",
-                    headers: (request.allHTTPHeaderFields ?? [:]).map { ($0.key, $0.value) }, body: request.httpBody),
-                kind: Self.kind(navigationAction.navigationType),
-                isMainFrame: navigationAction.targetFrame?.isMainFrame ?? true,
-                opensNewWindow: navigationAction.targetFrame == nil)
-            let allowed = delegate?.decidePolicy(for: action) != .cancel
-            // `<a download>`: the action itself says so; the download then reaches `didBecome download`.
-            decisionHandler(allowed ? (navigationAction.shouldPerformDownload ? .download : .allow) : .cancel)
-        }
-
-        public func webView(
-            _ webView: WKWebView, decidePolicyFor navigationResponse: WKNavigationResponse,
-            decisionHandler: @escaping @MainActor (WKNavigationResponsePolicy) -> Void
-        ) {
-            let response = NavigationResponse(
-                url: navigationResponse.response.url ?? URL(fileURLWithPath: "/"),
-                statusCode: (navigationResponse.response as? HTTPURLResponse)?.statusCode ?? 200,
-                mimeType: navigationResponse.response.mimeType, isMainFrame: navigationResponse.isForMainFrame,
-                canShowMIMEType: navigationResponse.canShowMIMEType,
-                headers: ((navigationResponse.response as? HTTPURLResponse)?.allHeaderFields ?? [:]).map {
-                    ("\($0.key)", "\($0.value)")
-                },
-                suggestedFilename: navigationResponse.response.suggestedFilename)
-            switch delegate?.decidePolicy(for: response) ?? .allow {
-            case .allow: decisionHandler(.allow)
-            case .cancel: decisionHandler(.cancel)
-            case .download: decisionHandler(.download)
-            }
-        }
-
-        public func webView(
-            _ webView: WKWebView, navigationResponse: WKNavigationResponse, didBecome download: WKDownload
-        ) {
-            download.delegate = self
-        }
-
-        public func webView(
-            _ webView: WKWebView, navigationAction: WKNavigationAction, didBecome download: WKDownload
-        ) {
-            download.delegate = self
-        }
-
-        public func webView(_ webView: WKWebView, didStartProvisionalNavigation navigation: WKNavigation!) {
-            delegate?.didStartNavigation(to: webView.url)
-        }
-
-        public func webView(_ webView: WKWebView, didCommit navigation: WKNavigation!) {
-            delegate?.didCommitNavigation(to: webView.url)
-        }
-
-        public func webView(_ webView: WKWebView, didFinish navigation: WKNavigation!) {
-            delegate?.didFinishNavigation(to: webView.url)
-        }
-
-        public func webView(_ webView: WKWebView, didFail navigation: WKNavigation!, withError error: any Error) {
-            delegate?.didFailNavigation(to: webView.url, error: error.localizedDescription)
-        }
-
-        public func webView(
-            _ webView: WKWebView, didFailProvisionalNavigation navigation: WKNavigation!, withError error: any Error
-        ) {
-            delegate?.didFailNavigation(to: webView.url, error: error.localizedDescription)
-        }
-
-        public func webViewWebContentProcessDidTerminate(_ webView: WKWebView) {
-            delegate?.webProcessDidTerminate(reason: .crashed)
-        }
-
-        private static func kind(_ type: WKNavigationType) -> NavigationAction.Kind {
-            switch type {
-            case .linkActivated: .linkActivated
-            case .formSubmitted: .formSubmitted
-            case .backForward: .backForward
-            case .reload: .reload
-            case .formResubmitted: .formResubmitted
-            default: .other
-            }
-        }
-    }
-
-    /// Receives script messages for one handler name. WKUserContentController retains it; it holds the core's
-    /// handler, which itself holds its bridge weakly, so no cycle keeps a page alive.
-    @MainActor
-    final class MessageProxy: NSObject, WKScriptMessageHandler, WKScriptMessageHandlerWithReply {
-        let handler: any ScriptMessageHandler
-
-        init(handler: any ScriptMessageHandler) { self.handler = handler }
-
-        func userContentController(_ controller: WKUserContentController, didReceive message: WKScriptMessage) {
-            handler.didReceive(
-                ScriptMessage(name: message.name, body: Self.body(message.body), frame: Self.frame(message)), reply: nil
-            )
-        }
-
-        func userContentController(
-            _ controller: WKUserContentController, didReceive message: WKScriptMessage,
-            replyHandler: @escaping @MainActor (Any?, String?) -> Void
-        ) {
-            handler.didReceive(
-                ScriptMessage(name: message.name, body: Self.body(message.body), frame: Self.frame(message)),
-                reply: Reply(replyHandler))
-        }
-
-        /// WebKit names the sending frame itself; its security origin is what the bridge checks. An opaque
-        /// origin (sandboxed iframe, `data:` frame) has an empty `protocol`: it is reported as `null`, never
-        /// built into a URL (an empty `URLComponents.scheme` traps).
-        private static func frame(_ message: WKScriptMessage) -> FrameInfo {
-            let origin = message.frameInfo.securityOrigin
-            var serialized = ""
-            if !origin.protocol.isEmpty {
-                serialized = "\(origin.protocol)://\(origin.host)"
-                if origin.port != 0 { serialized += ":\(origin.port)" }
-            }
-            return FrameInfo(
-                url: message.frameInfo.request.url, securityOrigin: serialized,
-                isMainFrame: message.frameInfo.isMainFrame)
-        }
-
-        private static func body(_ body: Any) -> ScriptMessage.Body {
-            if let text = body as? String { return .string(text) }
-            return .other(json: JSONText.encode(body))
-        }
-
-        final class Reply: ScriptMessageReply, @unchecked Sendable {
-            // Called on the main actor only (the port's contract); settles once.
-            private var replyHandler: (@MainActor (Any?, String?) -> Void)?
-            init(_ replyHandler: @escaping @MainActor (Any?, String?) -> Void) { self.replyHandler = replyHandler }
-
-            func resolve(json: String) {
-                let value = try? JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
-                settle(value, nil)
-            }
-
-            func reject(message: String) { settle(nil, message) }
-
-            private func settle(_ value: Any?, _ error: String?) {
-                MainActor.assumeIsolated {
-                    let handler = replyHandler
-                    replyHandler = nil
-                    handler?(value, error)
+                    continuation.resume(returning: .success(png))
                 }
             }
         }
-    }
 
-    /// WKURLSchemeHandler → the port's SchemeHandler.
-    @MainActor
-    final class SchemeHandlerBridge: NSObject, WKURLSchemeHandler {
-        var handler: any SchemeHandler
-        private var tasks: [ObjectIdentifier: WKSchemeTaskAdapter] = [:]
-
-        init(handler: any SchemeHandler) { self.handler = handler }
-
-        func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
-            let task = WKSchemeTaskAdapter(task: urlSchemeTask)
-            tasks[ObjectIdentifier(urlSchemeTask)] = task
-            handler.start(task)
-        }
-
-        func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
-            guard let task = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
-            task.stopped = true
-            handler.stop(task)
-        }
-    }
-
-    /// One WKURLSchemeTask. Calling a WKURLSchemeTask after it was stopped raises an exception, so every
-    /// call checks `stopped` first.
-    final class WKSchemeTaskAdapter: SchemeTask, @unchecked Sendable {
-        // Used on the main actor only (the port's contract).
-        private let task: any WKURLSchemeTask
-        var stopped = false
-        let request: EngineRequest
-
-        @MainActor init(task: any WKURLSchemeTask) {
-            self.task = task
-            let urlRequest = task.request
-            request = EngineRequest(
-                url: urlRequest.url ?? URL(fileURLWithPath: "/"), method: urlRequest.httpMethod ?? "GET",
-                headers: (urlRequest.allHTTPHeaderFields ?? [:]).map { ($0.key, $0.value) }, body: urlRequest.httpBody)
-        }
-
-        func respond(_ response: SchemeResponse) {
+        public nonisolated func close() {
             MainActor.assumeIsolated {
-                guard !stopped,
-                    let http = HTTPURLResponse(
-                        url: request.url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
-                        headerFields: response.headers)
-                else { return }
-                task.didReceive(http)
+                guard !closed else { return }
+                closed = true
+                webView.stopLoading()
+                // Scheme tasks end now: handlers hear stop, and calls they still make are dropped, not sent.
+                for bridge in schemeBridges.values { bridge.stopAll() }
+                for name in messageProxies.keys {
+                    webView.configuration.userContentController.removeScriptMessageHandler(
+                        forName: name, contentWorld: .page)
+                }
+                messageProxies.removeAll()
+                webView.configuration.userContentController.removeAllUserScripts()
+                addedScripts.removeAll()
+                delegate = nil
+                uiDelegateStorage = nil
+                webView.uiDelegate = nil
+                webView.navigationDelegate = nil
+                _ = webView.loadHTMLString("", baseURL: nil)
             }
         }
 
-        func send(_ data: Data) { MainActor.assumeIsolated { if !stopped { task.didReceive(data) } } }
+        // MARK: Website data
 
-        func finish() {
-            MainActor.assumeIsolated {
-                guard !stopped else { return }
-                stopped = true
-                task.didFinish()
-            }
+        public nonisolated func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?)
+            async throws(EngineError)
+        {
+            await removeData(types, since: modifiedSince ?? .distantPast)
         }
 
-        func fail(_ error: SchemeTaskError) {
-            MainActor.assumeIsolated {
-                guard !stopped else { return }
-                stopped = true
-                task.didFailWithError(
-                    NSError(
-                        domain: "HybridKit.SchemeTask", code: 1,
-                        userInfo: [NSLocalizedDescriptionKey: error.description]))
-            }
-        }
-    }
-
-    /// WKHTTPCookieStore → the port's cookie store.
-    @MainActor
-    final class WKCookieStore: NSObject, EngineCookieStore, WKHTTPCookieStoreObserver {
-        private let store: WKHTTPCookieStore
-        private var observers: [@Sendable () -> Void] = []
-
-        init(store: WKHTTPCookieStore) {
-            self.store = store
-            super.init()
-            store.add(self)
-        }
-
-        nonisolated func cookies(for url: URL?) async throws(EngineError) -> [EngineCookie] {
-            let all = await store.allCookies()
-            let matching = url.map { url in all.filter { Self.matches($0, url) } } ?? all
-            return matching.map(Self.engineCookie)
-        }
-
-        nonisolated func setCookie(_ cookie: EngineCookie) async throws(EngineError) {
-            guard let httpCookie = Self.httpCookie(cookie) else { throw .engine("cookie \(cookie.name) is not valid") }
-            await store.setCookie(httpCookie)
-        }
-
-        nonisolated func deleteCookie(_ cookie: EngineCookie) async throws(EngineError) {
-            guard let httpCookie = Self.httpCookie(cookie) else { return }
-            await store.deleteCookie(httpCookie)
-        }
-
-        nonisolated func observeChanges(_ observer: @escaping @Sendable () -> Void) {
-            MainActor.assumeIsolated { observers.append(observer) }
-        }
-
-        nonisolated func cookiesDidChange(in cookieStore: WKHTTPCookieStore) {
-            MainActor.assumeIsolated { for observer in observers { observer() } }
-        }
-
-        private nonisolated static func matches(_ cookie: HTTPCookie, _ url: URL) -> Bool {
-            guard let host = url.host?.lowercased() else { return false }
-            let domain = cookie.domain.lowercased()
-            let domainMatches =
-                domain.hasPrefix(".") ? (host == domain.dropFirst() || host.hasSuffix(domain)) : host == domain
-            return domainMatches && url.path.hasPrefix(cookie.path) && (!cookie.isSecure || url.scheme == "https")
-        }
-
-        private nonisolated static func engineCookie(_ cookie: HTTPCookie) -> EngineCookie {
-            EngineCookie(
-                name: cookie.name, value: cookie.value, domain: cookie.domain, path: cookie.path,
-                expires: cookie.expiresDate,
-                isSecure: cookie.isSecure, isHTTPOnly: cookie.isHTTPOnly,
-                sameSite: cookie.sameSitePolicy.flatMap { EngineCookie.SameSite(rawValue: $0.rawValue.capitalized) })
-        }
-
-        private nonisolated static func httpCookie(_ cookie: EngineCookie) -> HTTPCookie? {
-            var properties: [HTTPCookiePropertyKey: Any] = [
-                .name: cookie.name, .value: cookie.value, .domain: cookie.domain, .path: cookie.path,
+        private func removeData(_ types: WebsiteDataTypes, since date: Date) async {
+            var names: Set<String> = []
+            let pairs: [(WebsiteDataTypes, String)] = [
+                (.memoryCache, WKWebsiteDataTypeMemoryCache), (.diskCache, WKWebsiteDataTypeDiskCache),
+                (.diskCache, WKWebsiteDataTypeFetchCache), (.sessionStorage, WKWebsiteDataTypeSessionStorage),
+                (.localStorage, WKWebsiteDataTypeLocalStorage), (.indexedDB, WKWebsiteDataTypeIndexedDBDatabases),
+                (.cookies, WKWebsiteDataTypeCookies),
+                (.serviceWorkers, WKWebsiteDataTypeServiceWorkerRegistrations),
             ]
-            if let expires = cookie.expires { properties[.expires] = expires }
-            if cookie.isSecure { properties[.secure] = "TRUE" }
-            if cookie.isHTTPOnly { properties[HTTPCookiePropertyKey("HttpOnly")] = "TRUE" }
-            if let sameSite = cookie.sameSite { properties[.sameSitePolicy] = sameSite.rawValue }
-            return HTTPCookie(properties: properties)
+            for (type, name) in pairs where types.contains(type) { names.insert(name) }
+            guard !names.isEmpty else { return }
+            await webView.configuration.websiteDataStore.removeData(ofTypes: names, modifiedSince: date)
+        }
+
+        // MARK: History
+
+        public nonisolated func historySnapshot() -> Data? {
+            MainActor.assumeIsolated { webView.interactionState as? Data }
+        }
+
+        public nonisolated func restoreHistory(_ snapshot: Data) -> Bool {
+            MainActor.assumeIsolated {
+                guard !closed else { return false }
+                webView.interactionState = snapshot
+                return true
+            }
+        }
+
+        public nonisolated var historyLength: Int? {
+            MainActor.assumeIsolated {
+                let list = webView.backForwardList
+                return list.backList.count + list.forwardList.count + (list.currentItem == nil ? 0 : 1)
+            }
+        }
+
+        // MARK: Helpers
+
+        /// Open scheme tasks across this view's schemes (finished, failed and stopped ones are released).
+        var openSchemeTaskCount: Int { schemeBridges.values.reduce(0) { $0 + $1.openTaskCount } }
+
+        private static func apply(_ settings: WebViewSettings, to configuration: WKWebViewConfiguration) {
+            if let value = settings.mediaPlaybackRequiresUserGesture {
+                configuration.mediaTypesRequiringUserActionForPlayback = value ? .all : []
+            }
+            #if !os(macOS)
+                // iOS only (WebKit marks it unavailable on macOS, where media always plays inline).
+                if let value = settings.allowsInlineMediaPlayback { configuration.allowsInlineMediaPlayback = value }
+            #endif
+            if let value = settings.javaScriptCanOpenWindowsAutomatically {
+                configuration.preferences.javaScriptCanOpenWindowsAutomatically = value
+            }
+            // WebKit appends `applicationNameForUserAgent` to its own user agent: the policy's "appending".
+            if case .appending(let suffix) = settings.userAgent, !suffix.isEmpty {
+                let current = configuration.applicationNameForUserAgent ?? ""
+                configuration.applicationNameForUserAgent = current.isEmpty ? suffix : "\(current) \(suffix)"
+            }
+        }
+
+        /// RFC 3986 scheme syntax; WebKit raises for anything else.
+        nonisolated static func isValidScheme(_ scheme: String) -> Bool {
+            guard let first = scheme.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+            return scheme.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "+" || $0 == "-" || $0 == "."
+            }
         }
     }
 
     /// JSON text of a value WebKit handed over (a string, number, array, dictionary, or nothing).
     enum JSONText {
         static func encode(_ value: Any?) -> String? {
-            guard let value, !(value is NSNull) else { return value == nil ? nil : "null" }
+            guard let value else { return nil }
+            if value is NSNull { return "null" }
             guard JSONSerialization.isValidJSONObject([value]),
                 let data = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
             else { return nil }
@@ -478,7 +369,34 @@
         }
     }
 
-    #if canImport(UIKit)
+    /// Runs `body` on the main actor: inline when already there, else queued on the main queue, which keeps the
+    /// order of calls made from one thread. The port says callers are on the engine's executor (the main actor);
+    /// this keeps one that is not from crashing the app or reordering a scheme task's calls.
+    func onMain(_ body: @escaping @MainActor @Sendable () -> Void) {
+        if MainQueue.isCurrent {
+            MainActor.assumeIsolated(body)
+        } else {
+            DispatchQueue.main.async { MainActor.assumeIsolated(body) }
+        }
+    }
+
+    /// Whether the caller runs on the main queue, the main actor's executor. Not `Thread.isMainThread`: where the
+    /// process parks its main thread in `dispatch_main` (Linux), the main queue is drained on another thread.
+    enum MainQueue {
+        private static let key: DispatchSpecificKey<Bool> = {
+            let key = DispatchSpecificKey<Bool>()
+            DispatchQueue.main.setSpecific(key: key, value: true)
+            return key
+        }()
+
+        static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+    }
+
+    #if os(Linux)
+        enum PlatformImage {
+            static func png(_ image: UIImage) -> Data? { image.pngData() }
+        }
+    #elseif canImport(UIKit)
         import UIKit
         enum PlatformImage {
             static func png(_ image: UIImage) -> Data? { image.pngData() }

@@ -17,6 +17,10 @@ final class GTKSchemeTask: SchemeTask {
     private var buffered = Data()
     private var pipe: SchemePipeWriter?
     private let onEnd: (GTKSchemeTask) -> Void
+    /// The port's call order (shared with the WKWebView adapter): what WebKit would refuse never reaches it.
+    private var order = SchemeTaskOrder()
+    /// Calls the order refused, for tests and diagnostics.
+    private(set) var violations: [SchemeTaskOrderViolation] = []
 
     init(
         request: UnsafeMutablePointer<WebKitURISchemeRequest>, mayReadBody: (EngineRequest) -> Bool,
@@ -34,7 +38,7 @@ final class GTKSchemeTask: SchemeTask {
 
     nonisolated func respond(_ response: SchemeResponse) {
         GTKActor.run {
-            guard uriRequest != nil, head == nil else { return }
+            guard admit(.respond), uriRequest != nil else { return }
             head = response
             // Give the handler the rest of this turn to finish; only then start streaming.
             Task { @GTKActor [weak self] in self?.startStreamingIfOpen() }
@@ -43,13 +47,23 @@ final class GTKSchemeTask: SchemeTask {
 
     nonisolated func send(_ data: Data) {
         GTKActor.run {
-            guard uriRequest != nil || pipe != nil, head != nil else { return }
+            guard admit(.send), uriRequest != nil || pipe != nil else { return }
             if let pipe { pipe.write(data) } else { buffered.append(data) }
         }
     }
 
     nonisolated func finish() {
         GTKActor.run {
+            if let violation = order.admit(.finish) {
+                violations.append(violation)
+                // Finishing without a response would leave the page waiting forever: fail the request instead.
+                if violation == .finishWithoutResponse {
+                    _ = order.admit(.fail)
+                    if let request = uriRequest { GTKSchemeTask.finish(request, error: .failed(violation.description)) }
+                    end()
+                }
+                return
+            }
             if let pipe {
                 pipe.close()
                 self.pipe = nil
@@ -68,6 +82,7 @@ final class GTKSchemeTask: SchemeTask {
 
     nonisolated func fail(_ error: SchemeTaskError) {
         GTKActor.run {
+            guard admit(.fail) else { return }
             if let pipe {
                 // Headers are out: the only signal left is a truncated body.
                 pipe.close()
@@ -82,6 +97,7 @@ final class GTKSchemeTask: SchemeTask {
     /// The view closed or navigated away: stop reading, tell the handler.
     func cancel() {
         guard uriRequest != nil || pipe != nil else { return }
+        order.stop()
         pipe?.close()
         pipe = nil
         if let request = uriRequest {
@@ -89,6 +105,13 @@ final class GTKSchemeTask: SchemeTask {
         }
         onStop?(self)
         end()
+    }
+
+    /// Whether the order allows `call`; a refused call is recorded and dropped.
+    private func admit(_ call: SchemeTaskOrder.Call) -> Bool {
+        guard let violation = order.admit(call) else { return true }
+        violations.append(violation)
+        return false
     }
 
     private func startStreamingIfOpen() {
@@ -105,6 +128,7 @@ final class GTKSchemeTask: SchemeTask {
         let writer = SchemePipeWriter(fd: fds[1]) { [weak self] in
             Task { @GTKActor in
                 guard let self else { return }
+                self.order.stop()
                 self.pipe = nil
                 self.onStop?(self)
                 self.end()
