@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "HybridKit", targets: ["HybridKit"]),
         .library(name: "HybridKitGTK", targets: ["HybridKitGTK"]),
         .library(name: "HybridKitWK", targets: ["HybridKitWK"]),
+        // For apps' own tests and engine adapters: test doubles of the port and the engine conformance suite.
+        .library(name: "HybridKitTesting", targets: ["HybridKitTesting"]),
         // Loaded by WebKitGTK's web processes (dlopen), never linked: see Sources/HybridWebExtension.
         .library(name: "HybridWebExtension", type: .dynamic, targets: ["HybridWebExtension"]),
         // Used on their own by tools and servers that host no web view.
@@ -45,6 +47,9 @@ let package = Package(
             ],
             resources: [.copy("Resources/js"), .copy("Resources/types")]
         ),
+        // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore) and the engine conformance suite
+        // every adapter runs. Engine-free like HybridKit: an adapter's tests bring the engine.
+        .target(name: "HybridKitTesting", dependencies: ["HybridKit"]),
         // WebKitGTK's C API, through pkg-config.
         .systemLibrary(
             name: "CWebKitGTK",
@@ -138,7 +143,7 @@ let package = Package(
             name: "HybridKitTests",
             dependencies: [
                 // `hybrid config sign` is tested by running the built executable.
-                "HybridKit", "HybridTestSupport", "hybrid",
+                "HybridKit", "HybridKitTesting", "HybridTestSupport", "hybrid",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             // Pages type-checked against hybrid.d.ts with tsc (TypeDeclarationsTests), not resources.
@@ -148,6 +153,8 @@ let package = Package(
             name: "HybridKitGTKTests",
             dependencies: [
                 "HybridKit", "HybridKitGTK", "HybridTour", "HybridNetwork", "HybridUpdateServer",
+                // The engine conformance suite, run against WebKitGTK.
+                "HybridKitTesting",
                 // `hybrid demo` is run as a built executable against tour pages that stop or fail.
                 "HybridTestSupport", "hybrid",
                 // Extra routes (redirects) on the loopback origin.
