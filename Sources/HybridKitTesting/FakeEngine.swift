@@ -117,7 +117,8 @@ public final class FakeEngine: WebEngine {
         set { MainActor.assumeIsolated { ui = newValue } }
     }
     public nonisolated func close() { MainActor.assumeIsolated { closed = true } }
-    public nonisolated func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?) async throws(EngineError) {
+    public nonisolated func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?) async throws(EngineError)
+    {
         await MainActor.run { clearedData.append(types) }
     }
     /// The fake keeps no history, so pools never reuse a view that navigated.

@@ -78,7 +78,8 @@ extension EngineConformance {
         ConformanceCase("script.resultsAreJSONText") { rig in
             try await rig.loadHTML("<p>x</p>", baseURL: rig.url("index.html"))
             let expected: [(String, String?)] = [
-                ("1 + 1", "2"), ("'a\"b'", #""a\"b""#), ("({a: [1, 'two', null, true]})", #"{"a":[1,"two",null,true]}"#),
+                ("1 + 1", "2"), ("'a\"b'", #""a\"b""#),
+                ("({a: [1, 'two', null, true]})", #"{"a":[1,"two",null,true]}"#),
                 ("null", "null"), ("undefined", nil), ("[]", "[]"), ("false", "false"),
             ]
             for (script, json) in expected {
@@ -124,7 +125,8 @@ extension EngineConformance {
             try rig.expectEqual(try await rig.eval("window.endSawBody"), "true", "document-end script")
             try rig.expectEqual(try await rig.eval("\(frame).startRan"), "1", "all-frames script in the iframe")
             try rig.expectEqual(
-                try await rig.eval("typeof \(frame).endSawBody"), "\"undefined\"", "main-frame-only script in the iframe")
+                try await rig.eval("typeof \(frame).endSawBody"), "\"undefined\"",
+                "main-frame-only script in the iframe")
 
             engine.removeUserScript(atStart)
             try await rig.load("index.html")

@@ -49,7 +49,8 @@ extension EngineConformance {
             }
             try await rig.idle()
             try rig.expectEqual(rig.events.finished(at: refused), 0, "finishes of a cancelled response")
-            try rig.expectEqual(try await rig.eval("document.title"), "\"first\"", "the page after a cancelled response")
+            try rig.expectEqual(
+                try await rig.eval("document.title"), "\"first\"", "the page after a cancelled response")
             guard let response = rig.events.responses.first(where: { $0.url == refused }) else {
                 throw rig.fail("no response")
             }
@@ -93,7 +94,8 @@ extension EngineConformance {
                 }
             } catch {
                 throw rig.fail(
-                    "\(error); responses \(rig.events.responses.map(\.url)), requests \(rig.handler.requests.map(\.url)), log \(rig.events.log), failures \(rig.events.failures)")
+                    "\(error); responses \(rig.events.responses.map(\.url)), requests \(rig.handler.requests.map(\.url)), log \(rig.events.log), failures \(rig.events.failures)"
+                )
             }
             let download = rig.ui.downloads.first { $0.url == report }
             try rig.expectEqual(download?.suggestedFilename, "report.bin", "suggested filename")
@@ -117,7 +119,9 @@ extension EngineConformance {
         ) { rig in
             // Opened by the page's own script while it loads: no user gesture (a script the host evaluates may
             // count as one).
-            rig.page("opener.html", "<title>opener</title><script>window.gotNull = window.open('/popup.html') === null;</script>")
+            rig.page(
+                "opener.html",
+                "<title>opener</title><script>window.gotNull = window.open('/popup.html') === null;</script>")
             try await rig.load("opener.html")
             try await rig.waitUntil("the script-opened window's action") {
                 rig.events.actions.contains { $0.opensNewWindow && $0.request.url.path == "/popup.html" }
@@ -126,7 +130,9 @@ extension EngineConformance {
             try rig.expectEqual(action?.isUserGesture, false, "isUserGesture of a script-opened window")
         },
         ConformanceCase("settings.scriptsCannotOpenWindowsByDefault") { rig in
-            rig.page("opener.html", "<title>opener</title><script>window.gotNull = window.open('/popup.html') === null;</script>")
+            rig.page(
+                "opener.html",
+                "<title>opener</title><script>window.gotNull = window.open('/popup.html') === null;</script>")
             try await rig.load("opener.html")
             try await rig.idle()
             try rig.expectEqual(try await rig.eval("window.gotNull"), "true", "window.open without a gesture")

@@ -32,7 +32,8 @@ extension EngineConformance {
             }
             rig.page("probe-plain.html", probe("plain"))
             rig.page("probe-sandboxed.html", probe("sandboxed"))
-            let dataURL = "data:text/html," + (probe("data").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            let dataURL =
+                "data:text/html," + (probe("data").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
             rig.page(
                 "frames.html",
                 """
@@ -58,7 +59,8 @@ extension EngineConformance {
                   poll();
                 })
                 """)
-            _ = try await rig.settle("hybrid.ready.then(() => hybrid.call('who', 'ami')).then((w) => { window.probes.main = w; })")
+            _ = try await rig.settle(
+                "hybrid.ready.then(() => hybrid.call('who', 'ami')).then((w) => { window.probes.main = w; })")
             try await rig.waitFor("Object.keys(window.probes).length === 6")
             let probes = try await rig.eval("window.probes") ?? "nil"
             guard let object = try? JSONSerialization.jsonObject(with: Data(probes.utf8)) as? [String: String] else {
@@ -73,7 +75,7 @@ extension EngineConformance {
                 "blank": "conformance://host verified sub",
             ]
             try rig.expectEqual(object, expected, "frame identities")
-        },
+        }
     ]
 
     static let cookieCases: [ConformanceCase] = [

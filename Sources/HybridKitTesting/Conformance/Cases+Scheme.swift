@@ -40,7 +40,8 @@ extension EngineConformance {
                 }
                 later(.milliseconds(100)) { task.finish() }
             }
-            rig.handler.serve(path: "/teapot", contentType: "text/plain", body: Data("short and stout".utf8), status: 404)
+            rig.handler.serve(
+                path: "/teapot", contentType: "text/plain", body: Data("short and stout".utf8), status: 404)
             try await rig.load("index.html")
             let stream = try await rig.settle(
                 "fetch('/stream').then(async (r) => [r.status, r.statusText, r.headers.get('X-Conformance'), "
@@ -116,7 +117,8 @@ extension EngineConformance {
                 }
             }
             try await rig.load("index.html")
-            try rig.expectEqual(try await rig.settle(fetchSummary("/ended")), #"{"v":[200,"OK",null,"one"]}"#, "finished")
+            try rig.expectEqual(
+                try await rig.settle(fetchSummary("/ended")), #"{"v":[200,"OK",null,"one"]}"#, "finished")
             try rig.expectEqual(try await rig.settle(fetchSummary("/failed")), #"{"v":"failed: TypeError"}"#, "failed")
             try rig.expectEqual(
                 try await rig.settle(fetchSummary("/ended-later")), #"{"v":[200,"OK",null,"done"]}"#, "ended earlier")
@@ -178,7 +180,8 @@ extension EngineConformance {
             rig.handler.readBodies { $0.header("X-Withhold") == nil }
             rig.handler.route("/echo") { task in
                 let request = task.request
-                let seen = "\(request.bodyWithheld) \(request.body.map { String(decoding: $0, as: UTF8.self) } ?? "nil")"
+                let seen =
+                    "\(request.bodyWithheld) \(request.body.map { String(decoding: $0, as: UTF8.self) } ?? "nil")"
                 task.respond(status: 200, headers: ["Content-Type": "text/plain"], body: Data(seen.utf8))
             }
             try await rig.load("index.html")
