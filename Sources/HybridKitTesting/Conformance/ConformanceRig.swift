@@ -292,6 +292,7 @@ final class RecordingUIDelegate: EngineUIDelegate {
     var dialogs: [ScriptDialog] { state.withLock { $0.dialogs } }
     var replies: [any ScriptDialogReply] { state.withLock { $0.replies } }
     var downloads: [EngineDownload] { state.withLock { $0.downloads } }
+    var subresourceFailures: [SubresourceLoadFailure] { state.withLock { $0.subresourceFailures } }
 
     func answerDialogs(_ policy: @escaping @Sendable (ScriptDialog) -> ScriptDialogAnswer?) {
         answer.withLock { $0 = policy }

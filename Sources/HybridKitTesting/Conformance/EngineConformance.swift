@@ -93,7 +93,7 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
 public enum EngineConformance {
     public static let cases: [ConformanceCase] =
         loadCases + scriptCases + messageCases + schemeCases + bodyCases + frameCases + cookieCases
-        + navigationCases + uiCases + lifecycleCases
+        + navigationCases + uiCases + dataCases + lifecycleCases
 
     /// The case named `name`.
     public static func named(_ name: String) -> ConformanceCase? { cases.first { $0.name == name } }
