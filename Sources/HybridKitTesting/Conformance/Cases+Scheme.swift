@@ -12,6 +12,12 @@ extension EngineConformance {
         """
     }
 
+    /// Scheme tasks. The port promises the order (respond, send, finish; or fail), that calls after the end are
+    /// ignored, that `stop(_:)` comes when the engine no longer wants a response (navigation away, close), and
+    /// that reserved schemes are refused. It says nothing of a second `respond`, of data sent before `respond`, or
+    /// of `finish` without `respond`: those cases pin what the WebKitGTK adapter does (the first head wins, early
+    /// bytes are dropped, the page never gets a successful response), the one reading that neither crashes nor
+    /// mixes two heads. An adapter over WKURLSchemeTask, which raises on each of these, must guard them too.
     static let schemeCases: [ConformanceCase] = [
         ConformanceCase("scheme.reservedSchemesAreRefused") { rig in
             let engine = try rig.engine()
