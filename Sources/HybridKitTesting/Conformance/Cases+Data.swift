@@ -2,6 +2,8 @@ import Foundation
 import HybridKit
 
 extension EngineConformance {
+    /// Clearing website data clears it for the engine's whole context (WebKitGTK keeps one per process): run the
+    /// suite where no other test needs its cookies or storage at the same time (the tests run serially).
     static let dataCases: [ConformanceCase] = [
         ConformanceCase("websiteData.clearRemovesCookiesAndStorage") { rig in
             let origin = try await rig.httpOrigin(["page.html": "<!doctype html><title>storage</title>"])
