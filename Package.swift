@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "HybridKit", targets: ["HybridKit"]),
         .library(name: "HybridKitGTK", targets: ["HybridKitGTK"]),
         .library(name: "HybridKitWK", targets: ["HybridKitWK"]),
+        // For apps' own tests and engine adapters: test doubles of the port and the engine conformance suite.
+        .library(name: "HybridKitTesting", targets: ["HybridKitTesting"]),
         // Used on their own by tools and servers that host no web view.
         .library(name: "HybridCookies", targets: ["HybridCookies"]),
         .library(name: "HybridPackages", targets: ["HybridPackages"]),
@@ -44,6 +46,9 @@ let package = Package(
             ],
             resources: [.copy("Resources/js"), .copy("Resources/types")]
         ),
+        // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore) and the engine conformance suite
+        // every adapter runs. Engine-free like HybridKit: an adapter's tests bring the engine.
+        .target(name: "HybridKitTesting", dependencies: ["HybridKit"]),
         // WebKitGTK's C API, through pkg-config.
         .systemLibrary(
             name: "CWebKitGTK",
@@ -167,7 +172,7 @@ let package = Package(
             name: "HybridKitTests",
             dependencies: [
                 // `hybrid config sign` is tested by running the built executable.
-                "HybridKit", "HybridTestSupport", "hybrid",
+                "HybridKit", "HybridKitTesting", "HybridTestSupport", "hybrid",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             // Pages type-checked against hybrid.d.ts with tsc (TypeDeclarationsTests), not resources.
@@ -177,6 +182,8 @@ let package = Package(
             name: "HybridKitGTKTests",
             dependencies: [
                 "HybridKit", "HybridKitGTK", "HybridTour", "HybridNetwork", "HybridUpdateServer",
+                // The engine conformance suite, run against WebKitGTK.
+                "HybridKitTesting",
                 // `hybrid demo` is run as a built executable against tour pages that stop or fail; gtk-exit-child
                 // as a minimal app whose exit status must be its own.
                 "HybridTestSupport", "hybrid", "gtk-exit-child",

@@ -1,4 +1,5 @@
 import Foundation
+import HybridKitTesting
 import Testing
 
 @testable import HybridKit

@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import Testing
 
 /// The container's wiring and teardown, against the fake engine.

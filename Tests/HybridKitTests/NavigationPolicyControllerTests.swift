@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import Testing
 
 /// Records what the policy hands the host. Used on the main actor (the fake engine's executor).

@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import Testing
 
 /// The recovery policy applied to an engine, with the fake engine: which load comes back, and when.

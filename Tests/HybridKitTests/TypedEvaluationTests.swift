@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import Testing
 
 /// `evaluateJavaScript(_:as:)`: the engine's JSON text decoded into the type asked for.

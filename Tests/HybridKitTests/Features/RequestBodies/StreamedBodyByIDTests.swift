@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import Synchronization
 import Testing
 

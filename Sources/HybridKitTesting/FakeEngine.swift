@@ -1,0 +1,152 @@
+import Foundation
+import HybridKit
+import Synchronization
+
+/// A ``WebEngine`` that runs on the main actor, loads nothing and records what it is asked, for unit tests of
+/// code written against the port (containers, pages, bridges, features) without a real engine.
+///
+/// Every requirement is called on the main actor, as the port demands of ``executor``. Tests read what the core
+/// did through the recorded properties and play the page's part with ``deliver(_:reply:)``.
+@MainActor
+public final class FakeEngine: WebEngine {
+    public nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
+
+    /// User scripts in the order they were added (removals take the first equal one, as the port says).
+    public var userScripts: [UserScript] = []
+    public var handlers: [String: (handler: any ScriptMessageHandler, replies: Bool)] = [:]
+    /// Every script evaluated, with or without its result, oldest first.
+    public var evaluations: [String] = []
+    /// What ``url`` returns; nothing changes it but the test.
+    public var currentURL: URL? = URL(string: "https://app.example")
+    /// What ``title`` returns.
+    public var currentTitle: String?
+    public weak var delegate: (any NavigationDelegate)?
+    public weak var ui: (any EngineUIDelegate)?
+
+    public var loadedRequests: [EngineRequest] = []
+    public var stops = 0
+    /// Loads asked for, in order: "load <url>", "html <base>", "file <url>", "reload", "stop".
+    public var loadLog: [String] = []
+    /// Answers scripts when set (nil result: `undefined`; a throw: a JavaScript error). Unset, every script
+    /// evaluates to `undefined`.
+    public var evaluationResult: (@MainActor (String) throws(EngineError) -> String?)?
+    public var closed = false
+    public var clearedData: [WebsiteDataTypes] = []
+    /// The one cookie store this engine has, as real engines keep one per view (or per context).
+    public nonisolated let cookies: FakeCookieStore
+    // Read from any thread by the core (``verifiesMessageFrames`` is nonisolated), so kept behind a lock.
+    private nonisolated let verifies = Mutex(false)
+
+    public init(cookies: FakeCookieStore = FakeCookieStore()) {
+        self.cookies = cookies
+    }
+
+    /// What ``verifiesMessageFrames`` reports: set it to play an engine that vouches for each message's frame.
+    public nonisolated var verifiesFrames: Bool {
+        get { verifies.withLock { $0 } }
+        set { verifies.withLock { $0 = newValue } }
+    }
+
+    public nonisolated func load(_ request: EngineRequest) throws(EngineError) {
+        MainActor.assumeIsolated {
+            loadedRequests.append(request)
+            loadLog.append("load \(request.url.absoluteString)")
+        }
+    }
+    public nonisolated func loadHTML(_ html: String, baseURL: URL?) {
+        MainActor.assumeIsolated { loadLog.append("html \(baseURL?.absoluteString ?? "nil")") }
+    }
+    public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
+        MainActor.assumeIsolated { loadLog.append("file \(fileURL.absoluteString)") }
+    }
+    public nonisolated func reload() { MainActor.assumeIsolated { loadLog.append("reload") } }
+    public nonisolated func stopLoading() {
+        MainActor.assumeIsolated {
+            stops += 1
+            loadLog.append("stop")
+        }
+    }
+    public nonisolated var url: URL? { MainActor.assumeIsolated { currentURL } }
+    public nonisolated var title: String? { MainActor.assumeIsolated { currentTitle } }
+    public nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {
+        try await answer(script)
+    }
+    private func answer(_ script: String) throws(EngineError) -> String? {
+        evaluations.append(script)
+        return try evaluationResult?(script)
+    }
+    public nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
+        MainActor.assumeIsolated { evaluations.append(script) }
+    }
+    public nonisolated func addUserScript(_ script: UserScript) {
+        MainActor.assumeIsolated { userScripts.append(script) }
+    }
+    public nonisolated func removeUserScript(_ script: UserScript) {
+        MainActor.assumeIsolated {
+            if let index = userScripts.firstIndex(of: script) { userScripts.remove(at: index) }
+        }
+    }
+    public nonisolated func removeAllUserScripts() { MainActor.assumeIsolated { userScripts.removeAll() } }
+    public nonisolated func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
+        MainActor.assumeIsolated { handlers[name] = (handler, replies) }
+    }
+    public nonisolated func removeScriptMessageHandler(name: String) {
+        MainActor.assumeIsolated { handlers[name] = nil }
+    }
+    public nonisolated var supportsMessageReplies: Bool { true }
+    public nonisolated var verifiesMessageFrames: Bool { verifiesFrames }
+    /// Accepts every scheme and keeps no handler: the fake loads nothing.
+    /// The handlers the page's schemes were given, by scheme.
+    public var schemeHandlers: [String: any SchemeHandler] = [:]
+    public nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError)
+    {
+        MainActor.assumeIsolated { schemeHandlers[scheme] = handler }
+    }
+    public nonisolated var cookieStore: any EngineCookieStore { cookies }
+    public nonisolated var navigationDelegate: (any NavigationDelegate)? {
+        get { MainActor.assumeIsolated { delegate } }
+        set { MainActor.assumeIsolated { delegate = newValue } }
+    }
+    /// Always nil, and setting it does nothing: no test so far needs a user agent.
+    public nonisolated var customUserAgent: String? {
+        get { nil }
+        set {}
+    }
+    /// Does nothing: a test plays a crash by calling the delegate's `webProcessDidTerminate(reason:)` itself.
+    public nonisolated func terminateWebProcess() {}
+    /// An empty PNG: there is nothing to paint.
+    public nonisolated func snapshotPNG() async throws(EngineError) -> Data { Data() }
+    public nonisolated var uiDelegate: (any EngineUIDelegate)? {
+        get { MainActor.assumeIsolated { ui } }
+        set { MainActor.assumeIsolated { ui = newValue } }
+    }
+    public nonisolated func close() { MainActor.assumeIsolated { closed = true } }
+    public nonisolated func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?) async throws(EngineError)
+    {
+        await MainActor.run { clearedData.append(types) }
+    }
+    /// The fake keeps no history, so pools never reuse a view that navigated.
+    public nonisolated func historySnapshot() -> Data? { nil }
+    public nonisolated func restoreHistory(_ snapshot: Data) -> Bool { false }
+    public nonisolated var historyLength: Int? { nil }
+
+    /// Hands `message` to the handler registered under its name, as the engine would when a page posts it;
+    /// nothing when no handler has that name (a page's `postMessage` to it would throw).
+    public func deliver(_ message: ScriptMessage, reply: (any ScriptMessageReply)? = nil) {
+        handlers[message.name]?.handler.didReceive(message, reply: reply)
+    }
+}
+
+/// Records how a reply-capable script message was settled.
+public final class RecordingReply: ScriptMessageReply, Sendable {
+    private let settled = Mutex<(resolved: [String], rejected: [String])>(([], []))
+
+    public init() {}
+
+    /// Every `resolve(json:)`, oldest first. (A real reply takes the first call only; recording all of them
+    /// lets a test see a second one that should not have happened.)
+    public var resolved: [String] { settled.withLock { $0.resolved } }
+    public var rejected: [String] { settled.withLock { $0.rejected } }
+    public func resolve(json: String) { settled.withLock { $0.resolved.append(json) } }
+    public func reject(message: String) { settled.withLock { $0.rejected.append(message) } }
+}
