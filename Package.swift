@@ -198,6 +198,8 @@ let package = Package(
             name: "HybridKitWKTests",
             dependencies: [
                 "HybridKit", "HybridKitWK",
+                // The engine conformance suite, run through the adapter.
+                "HybridKitTesting",
                 .target(name: "WebKitStandIn", condition: .when(platforms: [.linux])),
                 .target(name: "HybridKitGTK", condition: .when(platforms: [.linux])),
                 .target(name: "HybridTour", condition: .when(platforms: [.linux])),

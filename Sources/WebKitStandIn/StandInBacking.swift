@@ -132,8 +132,19 @@
             guard let backing else { return }
             let state = backing.state(withHistory: history)
             backing.toView { view in view.navigationEvent(event, state: state) }
-            // WebKitGTK may report the title after the load event; read the state once more after this turn.
-            if case .finished = event { backing.refreshState() }
+            // WebKitGTK may report the title after the commit or load event (a document still loading has one
+            // too), where WebKit would tell observers of `title`: read the state again after this turn and a few
+            // times later.
+            switch event {
+            case .committed, .finished:
+                backing.refreshState()
+                for delay in [0.1, 0.5, 2.0] {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak backing] in
+                        backing?.refreshState()
+                    }
+                }
+            default: break
+            }
         }
     }
 

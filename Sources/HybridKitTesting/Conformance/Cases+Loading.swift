@@ -25,7 +25,7 @@ extension EngineConformance {
             let base = try rig.url("dir/page.html")
             try await rig.loadHTML("<!doctype html><title>inline</title><p>inline</p>", baseURL: base)
             try rig.expectEqual(try await rig.eval("location.href"), "\"\(base.absoluteString)\"", "location.href")
-            try rig.expectEqual(try rig.engine().title, "inline", "title")
+            try await rig.waitForTitle("inline")
             try rig.expectEqual(
                 try await rig.settle("fetch('data.txt').then((r) => r.text())"), #"{"v":"from base"}"#,
                 "relative fetch from the HTML string")
