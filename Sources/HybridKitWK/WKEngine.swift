@@ -363,7 +363,8 @@
             guard let value else { return nil }
             if value is NSNull { return "null" }
             guard JSONSerialization.isValidJSONObject([value]),
-                let data = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+                let data = try? JSONSerialization.data(
+                    withJSONObject: value, options: [.fragmentsAllowed, .withoutEscapingSlashes])
             else { return nil }
             return String(decoding: data, as: UTF8.self)
         }

@@ -39,8 +39,9 @@ import Testing
         let configs = RemoteConfigStore(
             trustedKey: keys.verificationKey, source: try #require(URL(string: "https://config.invalid/c.json")),
             cache: ConfigCache(directory: root.appendingPathComponent("config")))
-        #expect(configs.offer(try SignedConfig.sign(RemoteConfig(version: 1, hooks: ["fetch": false]), with: keys))
-            == .updated(version: 1))
+        #expect(
+            configs.offer(try SignedConfig.sign(RemoteConfig(version: 1, hooks: ["fetch": false]), with: keys))
+                == .updated(version: 1))
 
         let cart = BridgeModule("cart", access: .anyPage) { module in
             module.method("count") { (_: NoArguments, _) in 3 }

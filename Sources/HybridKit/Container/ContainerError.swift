@@ -1,4 +1,3 @@
-
 /// Why a container could not be made.
 public enum ContainerError: Error, CustomStringConvertible {
     /// The engine refused something (a scheme, a view).

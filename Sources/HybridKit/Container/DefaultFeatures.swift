@@ -21,7 +21,8 @@ struct DefaultFeatures {
             added.append(RequestInterceptionFeature(scheme: scheme, mapURL: pageURL))
         }
         if case .automatic(let jar) = configuration.documentCookies, services.documentCookieScheme == nil {
-            added.append(DocumentCookieFeature(bridge: DocumentCookieBridge(jar: jar, scheme: scheme, pageURL: pageURL)))
+            added.append(
+                DocumentCookieFeature(bridge: DocumentCookieBridge(jar: jar, scheme: scheme, pageURL: pageURL)))
         }
         features = added
     }

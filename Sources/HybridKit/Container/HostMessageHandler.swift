@@ -1,4 +1,3 @@
-
 /// A script message handler of the host's own, registered next to the bridge's.
 ///
 /// The engine only ever holds it weakly (through a proxy): whoever configured it keeps it alive.

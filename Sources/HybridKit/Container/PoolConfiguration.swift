@@ -1,4 +1,3 @@
-
 /// How many views a ``WebViewPool`` keeps warm, and what every one of them carries for the host.
 public struct PoolConfiguration: Sendable {
     /// Views ``WebViewPool/prewarm()`` keeps idle.

@@ -1,4 +1,3 @@
-
 /// The scheme handler a view keeps for its whole life; what it forwards to changes with each page.
 ///
 /// The port can set a scheme handler but not remove one, so a pooled view would otherwise keep serving the

@@ -1,4 +1,3 @@
-
 /// What the engine holds instead of a host's handler: the handler weakly, so an engine never keeps its
 /// owner alive (WKUserContentController retains its handlers, which would close a cycle).
 final class WeakScriptMessageHandler: ScriptMessageHandler, @unchecked Sendable {

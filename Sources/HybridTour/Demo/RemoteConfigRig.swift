@@ -62,7 +62,8 @@ public final class RemoteConfigRig {
                 features: [
                     // Listed first on purpose: it configures the two after it whatever the order.
                     RemoteConfigApplication(
-                        store: configs, scripts: [NamedUserScript("marker", UserScript(source: "window.marker = 'app';"))]),
+                        store: configs,
+                        scripts: [NamedUserScript("marker", UserScript(source: "window.marker = 'app';"))]),
                     PackageServing(store: store, route: route),
                     RequestInterceptionFeature(
                         config: InterceptionConfig(defaultStrategy: .fullProxy), proxy: proxy, mapURL: pageURL),

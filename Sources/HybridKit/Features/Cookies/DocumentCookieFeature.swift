@@ -1,4 +1,3 @@
-
 /// `document.cookie` backed by the cookie jar for a container's custom-scheme pages (the engine keeps no cookies
 /// for them). Engine-store sync (``EngineCookieSync``) is app-wide, not per page: start it once at launch.
 public struct DocumentCookieFeature: PageFeature {

@@ -1,4 +1,3 @@
-
 /// A scheme task that says what its request wants done with a redirect (Fetch's `redirect` option), for wrappers
 /// that know it (the request hooks pass the page's choice). Tasks that do not conform follow redirects.
 ///

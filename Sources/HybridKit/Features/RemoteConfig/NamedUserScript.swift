@@ -1,4 +1,3 @@
-
 /// A user script the app registers under a name, so a remote configuration can replace it
 /// (``ReplacementScript`` entries name the script they replace).
 public struct NamedUserScript: Sendable, Equatable {
