@@ -5,7 +5,7 @@ import HybridPackages
 import HybridUpdateServer
 import Testing
 
-/// Issue 3's acceptance in the real engine: a page served by `PackageSchemeHandler` follows an update fetched from
+/// Package updates in the real engine: a page served by `PackageSchemeHandler` follows an update fetched from
 /// the update server behind `hybrid serve` (full, then diff) and a rollback, with no new handler or web view.
 @Suite(.serialized) struct PackageUpdateGTKTests {
     static let id = "com.example.shop"

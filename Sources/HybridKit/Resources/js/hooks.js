@@ -125,7 +125,7 @@
       value: Object.freeze({
         get enabled() { return enabled(); },
         get strategy() { return enabled() ? effectiveStrategy() : 'off'; },
-        // Seed 003: a page may turn the hooks off for itself (and back on).
+        // A page may turn the hooks off for itself (and back on), for code that must see the engine's own XHR and fetch.
         setEnabled(on) { state.enabled = !!on; },
         hooksRealm(child) { install(child, pageURL); },
       }),
