@@ -21,8 +21,14 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
     private let session: URLSession
     private let sinks: SinkRegistry
 
-    /// - Parameter cookies: where cookies come from and go to; nil sends none and drops what servers set.
-    public init(timeout: TimeInterval = 60, cookies: (any HTTPCookieHandling)? = nil) {
+    /// - Parameters:
+    ///   - cookies: where cookies come from and go to; nil sends none and drops what servers set.
+    ///   - developmentOrigin: send one origin's requests to another server, cookies and redirects kept under the
+    ///     first (see ``DevelopmentOrigin``).
+    public init(
+        timeout: TimeInterval = 60, cookies: (any HTTPCookieHandling)? = nil,
+        sendingTo developmentOrigin: DevelopmentOrigin? = nil
+    ) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         // The handler is the only cookie store: URLSession must neither add cookies of its own nor keep any.
@@ -30,7 +36,7 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
         configuration.httpShouldSetCookies = false
         configuration.httpCookieAcceptPolicy = .never
         configuration.urlCache = nil
-        sinks = SinkRegistry(cookies: cookies)
+        sinks = SinkRegistry(cookies: cookies, origin: developmentOrigin)
         session = URLSession(configuration: configuration, delegate: sinks, delegateQueue: nil)
     }
 
@@ -149,15 +155,18 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
 private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
     private let chains = Mutex<[Int: FetchChain]>([:])
     private let cookies: (any HTTPCookieHandling)?
+    private let origin: DevelopmentOrigin?
 
-    init(cookies: (any HTTPCookieHandling)?) {
+    init(cookies: (any HTTPCookieHandling)?, origin: DevelopmentOrigin?) {
         self.cookies = cookies
+        self.origin = origin
     }
 
-    /// Sets the request's `Cookie` header to the handler's answer for its URL, replacing whatever it had (a
-    /// redirect's new request inherits the previous hop's headers, which belong to another URL).
-    func attachCookies(to request: inout URLRequest) {
-        guard let cookies, let url = request.url else { return }
+    /// Sets the request's `Cookie` header to the handler's answer for `url` (the page's view of where it goes),
+    /// replacing whatever it had (a redirect's new request inherits the previous hop's headers, which belong to
+    /// another URL).
+    func attachCookies(to request: inout URLRequest, for url: URL) {
+        guard let cookies else { return }
         request.setValue(nil, forHTTPHeaderField: "Cookie")
         if let header = cookies.cookieHeader(
             for: url, firstParty: nil, method: request.httpMethod ?? "GET", includeHTTPOnly: true)
@@ -168,7 +177,8 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Hands the response's `Set-Cookie` values to the handler.
     private func storeCookies(of response: URLResponse) {
-        guard let cookies, let http = response as? HTTPURLResponse, let url = http.url else { return }
+        guard let cookies, let http = response as? HTTPURLResponse, let sent = http.url else { return }
+        let url = origin?.inbound(sent) ?? sent
         // Foundation joins repeated headers with ", "; the splitter keeps the comma inside Expires.
         let values = http.allHeaderFields.compactMap { key, value -> String? in
             guard let name = key as? String, name.caseInsensitiveCompare("Set-Cookie") == .orderedSame else {
@@ -181,12 +191,12 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Sends `hop` as a new data task of `chain`.
     func start(_ hop: RedirectHop, of chain: FetchChain, in session: URLSession) {
-        var request = URLRequest(url: hop.url)
+        var request = URLRequest(url: origin?.outbound(hop.url) ?? hop.url)
         request.httpMethod = hop.method
         request.httpBody = hop.body
         for (name, value) in hop.headers { request.addValue(value, forHTTPHeaderField: name) }
         Self.keepUntyped(&request)
-        attachCookies(to: &request)
+        attachCookies(to: &request, for: hop.url)
         let task = session.dataTask(with: request)
         guard chain.begin(task) else { return chain.send(.failed("\(hop.url.absoluteString): cancelled")) }
         chains.withLock { $0[task.taskIdentifier] = chain }
@@ -220,7 +230,8 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         }
         // The redirect's cookies first: the next hop may be the one that needs them.
         storeCookies(of: response)
-        let step = chain.advance(status: response.statusCode, location: Self.header("Location", of: response))
+        let location = Self.header("Location", of: response).map { origin?.inbound(location: $0) ?? $0 }
+        let step = chain.advance(status: response.statusCode, location: location)
         chains.withLock { $0[task.taskIdentifier] = nil }
         completionHandler(nil)
         switch step {
@@ -242,7 +253,14 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         guard let chain = chain(dataTask.taskIdentifier) else { return completionHandler(.allow) }
         storeCookies(of: response)
         var head = Self.schemeResponse(response)
-        head.redirection = chain.redirection(to: response.url)
+        if let origin {
+            for (name, value) in head.headers where name.caseInsensitiveCompare("Location") == .orderedSame {
+                head.headers[name] = origin.inbound(location: value)
+            }
+            head.redirection = chain.redirection(to: response.url.map(origin.inbound))
+        } else {
+            head.redirection = chain.redirection(to: response.url)
+        }
         chain.send(.response(head))
         completionHandler(.allow)
     }
