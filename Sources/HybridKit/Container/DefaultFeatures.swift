@@ -33,12 +33,6 @@ struct DefaultFeatures {
             let mapping = OfflineURLMapping(route: route)
             return { mapping.packageURL(for: $0) }
         }
-        return { url in
-            guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-                components.scheme?.lowercased() == scheme
-            else { return nil }
-            components.scheme = "https"
-            return components.url
-        }
+        return { url in url.scheme?.lowercased() == scheme ? InterceptingSchemeHandler.swapToHTTPS(url) : nil }
     }
 }

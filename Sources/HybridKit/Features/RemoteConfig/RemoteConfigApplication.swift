@@ -46,8 +46,8 @@ public struct RemoteConfigApplication: PageFeature {
     /// The degrade list, named scripts and bridge permissions of the configuration in use, and from then on
     /// every configuration the store takes, until the page closes.
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
+        // start(modules:) applies the configuration in use whole (degrade list and switches included).
         let applier = RemoteConfigApplier(self, engine: page.engine, services: services)
-        applier.prepare()
         applier.start(modules: page.bridge.modules)
         return applier
     }
