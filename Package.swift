@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         // Already in the graph through Hummingbird; named so the loopback servers shut down gracefully.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // `swift package generate-documentation`: the DocC catalogs of the public modules (CI builds them with
+        // warnings as errors).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Engine-free: the port (Engine), the bridge and its page runtime, pages with navigation policy and

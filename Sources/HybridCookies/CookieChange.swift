@@ -20,10 +20,10 @@ public struct CookieChange: Sendable, Hashable {
 
     public var kind: Kind
     public var cause: Cause
-    public var cookie: Cookie
-    public var previous: Cookie?
+    public var cookie: JarCookie
+    public var previous: JarCookie?
 
-    public init(kind: Kind, cause: Cause, cookie: Cookie, previous: Cookie? = nil) {
+    public init(kind: Kind, cause: Cause, cookie: JarCookie, previous: JarCookie? = nil) {
         self.kind = kind
         self.cause = cause
         self.cookie = cookie

@@ -6,7 +6,7 @@ struct CookieEviction {
     let configuration: CookieJarConfiguration
 
     func enforceLimits(
-        after inserted: Cookie, now: Date, state: inout CookieJarState, changes: inout [CookieChange]
+        after inserted: JarCookie, now: Date, state: inout CookieJarState, changes: inout [CookieChange]
     ) {
         if state.count(inSiteOf: inserted.domain) > configuration.maxCookiesPerDomain {
             let siteCookies = state.cookies(inSiteOf: inserted.domain)
@@ -23,13 +23,13 @@ struct CookieEviction {
 
     /// Removes cookies from `candidates` until `keep` of them remain.
     private func evict(
-        from candidates: [Cookie], keep: Int, protecting: CookieIdentity, now: Date,
+        from candidates: [JarCookie], keep: Int, protecting: CookieIdentity, now: Date,
         state: inout CookieJarState, changes: inout [CookieChange]
     ) {
         var excess = candidates.count - keep
         guard excess > 0 else { return }
         // Expired first — all of them, they are dead anyway.
-        var alive: [Cookie] = []
+        var alive: [JarCookie] = []
         for cookie in candidates {
             if cookie.isExpired(at: now), let removed = state.remove(cookie.identity) {
                 changes.append(CookieChange(kind: .removed, cause: .expired, cookie: removed))

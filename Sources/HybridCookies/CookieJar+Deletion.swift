@@ -5,7 +5,7 @@ extension CookieJar {
     /// both the host-only and the Domain-attribute variant go. Returns what was removed.
     @discardableResult
     public func deleteCookie(name: String, domain: String, path: String, hostOnly: Bool? = nil)
-        -> [Cookie]
+        -> [JarCookie]
     {
         let domain = Self.normalizedDomain(domain)
         let variants = hostOnly.map { [$0] } ?? [true, false]
@@ -16,7 +16,7 @@ extension CookieJar {
 
     /// Deletes every cookie whose domain is `domain` or (with `includingSubdomains`) below it.
     @discardableResult
-    public func deleteCookies(forDomain domain: String, includingSubdomains: Bool = true) -> [Cookie] {
+    public func deleteCookies(forDomain domain: String, includingSubdomains: Bool = true) -> [JarCookie] {
         let domain = Self.normalizedDomain(domain)
         return remove(cause: .explicit) { state in
             let related =
@@ -32,13 +32,13 @@ extension CookieJar {
 
     /// Empties the jar.
     @discardableResult
-    public func deleteAll() -> [Cookie] {
+    public func deleteAll() -> [JarCookie] {
         remove(cause: .explicit) { state in state.allCookies.map(\.identity) }
     }
 
     /// Removes every expired cookie now (lookups also purge the expired cookies they meet).
     @discardableResult
-    public func purgeExpired() -> [Cookie] {
+    public func purgeExpired() -> [JarCookie] {
         let now = clock()
         return remove(cause: .expired) { state in
             state.allCookies.filter { $0.isExpired(at: now) }.map(\.identity)
@@ -47,8 +47,8 @@ extension CookieJar {
 
     private func remove(
         cause: CookieChange.Cause, selecting: (borrowing CookieJarState) -> [CookieIdentity]
-    ) -> [Cookie] {
-        let removed = state.withLock { state -> [Cookie] in
+    ) -> [JarCookie] {
+        let removed = state.withLock { state -> [JarCookie] in
             selecting(state).compactMap { state.remove($0) }
         }
         notify(removed.map { CookieChange(kind: .removed, cause: cause, cookie: $0) })

@@ -54,7 +54,7 @@ public final class CookieJar: Sendable {
     func store(parsed: ParsedSetCookie, request: CookieRequest, now: Date) -> CookieSetResult {
         var changes: [CookieChange] = []
         let result = state.withLock { state -> CookieSetResult in
-            let cookie: Cookie
+            let cookie: JarCookie
             do throws(CookieRejection) {
                 cookie = try policy.makeCookie(from: parsed, request: request, now: now, state: state)
             } catch {
@@ -69,7 +69,7 @@ public final class CookieJar: Sendable {
     /// Stores an already-built cookie (e.g. synced from the engine or HTTPCookieStorage), replacing any
     /// cookie with the same identity. No origin checks: the caller vouches for it.
     @discardableResult
-    public func upsert(_ cookie: Cookie) -> CookieSetResult {
+    public func upsert(_ cookie: JarCookie) -> CookieSetResult {
         let now = clock()
         var changes: [CookieChange] = []
         let result = state.withLock { state in
@@ -81,7 +81,7 @@ public final class CookieJar: Sendable {
 
     /// 6265bis §5.7 final steps: HttpOnly overwrite check, keep creation time, insert or delete, evict.
     private func commit(
-        _ newCookie: Cookie, api: CookieAPI, now: Date, state: inout CookieJarState,
+        _ newCookie: JarCookie, api: CookieAPI, now: Date, state: inout CookieJarState,
         changes: inout [CookieChange], keepGivenDates: Bool = false
     ) -> CookieSetResult {
         var cookie = newCookie
@@ -120,14 +120,14 @@ public final class CookieJar: Sendable {
 
     /// The cookies to send with `request`, in Cookie-header order (6265bis §5.8.3):
     /// longer paths first, then earlier creation. Updates their last-access time.
-    public func cookies(for request: CookieRequest) -> [Cookie] {
+    public func cookies(for request: CookieRequest) -> [JarCookie] {
         guard let host = CookieDomain.canonicalHost(of: request.url) else { return [] }
         let now = clock()
         let requestPath = CookieDomain.requestPath(of: request.url)
         let isSecure = configuration.isSecure(request.url)
         var changes: [CookieChange] = []
-        let selected = state.withLock { state -> [Cookie] in
-            var selected: [Cookie] = []
+        let selected = state.withLock { state -> [JarCookie] in
+            var selected: [JarCookie] = []
             var expired: [CookieIdentity] = []
             for domain in state.candidateDomains(forHost: host) {
                 guard let bucket = state.cookies(inBucket: domain) else { continue }
@@ -168,7 +168,7 @@ public final class CookieJar: Sendable {
         return cookies.map(\.headerPair).joined(separator: "; ")
     }
 
-    static func headerOrder(_ a: Cookie, _ b: Cookie) -> Bool {
+    static func headerOrder(_ a: JarCookie, _ b: JarCookie) -> Bool {
         let lengthA = a.path.utf8.count
         let lengthB = b.path.utf8.count
         if lengthA != lengthB { return lengthA > lengthB }
@@ -176,7 +176,7 @@ public final class CookieJar: Sendable {
     }
 
     /// 6265bis §5.8.3 step 1: SameSite filtering.
-    private func sameSiteAllows(_ cookie: Cookie, _ context: SameSiteContext) -> Bool {
+    private func sameSiteAllows(_ cookie: JarCookie, _ context: SameSiteContext) -> Bool {
         switch context {
         case .sameSite:
             return true
@@ -195,7 +195,7 @@ public final class CookieJar: Sendable {
     // MARK: - Inspection
 
     /// Every cookie in the jar (including not-yet-purged expired ones), in no particular order.
-    public func allCookies() -> [Cookie] {
+    public func allCookies() -> [JarCookie] {
         state.withLock { $0.allCookies }
     }
 
@@ -203,7 +203,7 @@ public final class CookieJar: Sendable {
         state.withLock { $0.count }
     }
 
-    public func cookie(for identity: CookieIdentity) -> Cookie? {
+    public func cookie(for identity: CookieIdentity) -> JarCookie? {
         state.withLock { $0.cookie(for: identity) }
     }
 

@@ -7,7 +7,7 @@ import Foundation
 /// A second index groups bucket domains by site (eTLD+1) for the per-domain limit and for the
 /// strict-secure check, which must look at related domains in both directions.
 struct CookieJarState {
-    private(set) var buckets: [String: [CookieIdentity: Cookie]] = [:]
+    private(set) var buckets: [String: [CookieIdentity: JarCookie]] = [:]
     private(set) var domainsBySite: [String: Set<String>] = [:]
     private(set) var countBySite: [String: Int] = [:]
     private(set) var count = 0
@@ -31,13 +31,13 @@ struct CookieJarState {
         return date
     }
 
-    func cookie(for identity: CookieIdentity) -> Cookie? {
+    func cookie(for identity: CookieIdentity) -> JarCookie? {
         buckets[identity.domain]?[identity]
     }
 
     /// Inserts or replaces by identity; returns the replaced cookie.
     @discardableResult
-    mutating func insert(_ cookie: Cookie) -> Cookie? {
+    mutating func insert(_ cookie: JarCookie) -> JarCookie? {
         let identity = cookie.identity
         if cookie.creationDate > lastCreationDate { lastCreationDate = cookie.creationDate }
         generation &+= 1
@@ -52,7 +52,7 @@ struct CookieJarState {
     }
 
     @discardableResult
-    mutating func remove(_ identity: CookieIdentity) -> Cookie? {
+    mutating func remove(_ identity: CookieIdentity) -> JarCookie? {
         guard let removed = buckets[identity.domain]?.removeValue(forKey: identity) else { return nil }
         generation &+= 1
         count -= 1
@@ -94,12 +94,12 @@ struct CookieJarState {
         return result
     }
 
-    func cookies(inBucket domain: String) -> Dictionary<CookieIdentity, Cookie>.Values? {
+    func cookies(inBucket domain: String) -> Dictionary<CookieIdentity, JarCookie>.Values? {
         buckets[domain]?.values
     }
 
     /// Every cookie whose domain shares `domain`'s site (eTLD+1).
-    func cookies(inSiteOf domain: String) -> [Cookie] {
+    func cookies(inSiteOf domain: String) -> [JarCookie] {
         let site = site(ofDomain: domain)
         guard let domains = domainsBySite[site] else { return [] }
         return domains.flatMap { buckets[$0].map { Array($0.values) } ?? [] }
@@ -109,7 +109,7 @@ struct CookieJarState {
         countBySite[site(ofDomain: domain)] ?? 0
     }
 
-    var allCookies: [Cookie] {
+    var allCookies: [JarCookie] {
         buckets.values.flatMap { $0.values }
     }
 }

@@ -1,11 +1,11 @@
 /// What storing one Set-Cookie did.
 public enum CookieSetResult: Sendable, Hashable {
     /// A new cookie was stored.
-    case stored(Cookie)
+    case stored(JarCookie)
     /// An existing cookie with the same identity was replaced (creation time kept).
-    case replaced(Cookie, previous: Cookie)
+    case replaced(JarCookie, previous: JarCookie)
     /// The cookie was already expired: any cookie with its identity was deleted (`deleted` may be nil).
-    case deleted(Cookie?)
+    case deleted(JarCookie?)
     /// The cookie was refused; the jar is unchanged.
     case rejected(CookieRejection)
 

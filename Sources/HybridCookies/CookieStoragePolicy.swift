@@ -10,7 +10,7 @@ struct CookieStoragePolicy {
         request: CookieRequest,
         now: Date,
         state: borrowing CookieJarState
-    ) throws(CookieRejection) -> Cookie {
+    ) throws(CookieRejection) -> JarCookie {
         guard let host = CookieDomain.canonicalHost(of: request.url) else {
             throw .urlHasNoHost(request.url.absoluteString)
         }
@@ -95,7 +95,7 @@ struct CookieStoragePolicy {
             throw .namelessCookieWithPrefixedValue
         }
 
-        return Cookie(
+        return JarCookie(
             name: parsed.name, value: parsed.value, domain: domain, path: path, hostOnly: hostOnly,
             secure: parsed.secure, httpOnly: parsed.httpOnly, sameSite: sameSite,
             expiresDate: parsed.effectiveExpiry, creationDate: now, lastAccessDate: now)

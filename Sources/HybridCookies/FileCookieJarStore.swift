@@ -25,7 +25,7 @@ public struct FileCookieJarStore: CookieJarStore {
     private var directoryURL: URL { fileURL.deletingLastPathComponent() }
     private var temporaryPrefix: String { "." + fileURL.lastPathComponent + ".tmp-" }
 
-    public func load() throws(CookieJarStoreError) -> [Cookie] {
+    public func load() throws(CookieJarStoreError) -> [JarCookie] {
         removeStaleTemporaryFiles()
         let path = fileURL.path
         let data: Data
@@ -52,7 +52,7 @@ public struct FileCookieJarStore: CookieJarStore {
         return document.cookies
     }
 
-    public func save(_ cookies: [Cookie]) throws(CookieJarStoreError) {
+    public func save(_ cookies: [JarCookie]) throws(CookieJarStoreError) {
         let document = PersistedCookieJar(
             format: PersistedCookieJar.formatName, version: PersistedCookieJar.currentVersion,
             cookies: cookies)

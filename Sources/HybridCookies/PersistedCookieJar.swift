@@ -7,5 +7,5 @@ struct PersistedCookieJar: Codable {
 
     var format: String
     var version: Int
-    var cookies: [Cookie]
+    var cookies: [JarCookie]
 }

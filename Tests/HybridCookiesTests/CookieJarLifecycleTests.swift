@@ -111,7 +111,7 @@ struct CookieJarLifecycleTests {
 
     @Test func upsertStoresGivenCookie() {
         let (jar, clock) = makeCookieJar()
-        let cookie = Cookie(
+        let cookie = JarCookie(
             name: "x", value: "1", domain: "example.com", hostOnly: false, creationDate: clock.now)
         #expect(jar.upsert(cookie) == .stored(cookie))
         #expect(jar.header("https://a.example.com/") == "x=1")

@@ -11,7 +11,7 @@ import Testing
 struct HTTPCookieConversionTests {
     @Test func domainCookieRoundtrip() throws {
         let created = Date(timeIntervalSinceReferenceDate: 700_000_000)
-        let cookie = Cookie(
+        let cookie = JarCookie(
             name: "id", value: "42", domain: "example.com", path: "/app", hostOnly: false, secure: true,
             httpOnly: true, sameSite: .lax,
             expiresDate: Date(timeIntervalSinceReferenceDate: 800_000_000),
@@ -20,7 +20,7 @@ struct HTTPCookieConversionTests {
         #expect(http.domain == ".example.com")
         #expect(http.isSecure && http.isHTTPOnly)
         #expect(!http.isSessionOnly)
-        let back = Cookie(httpCookie: http, now: created)
+        let back = JarCookie(httpCookie: http, now: created)
         #expect(
             back.name == "id" && back.value == "42" && back.domain == "example.com" && back.path == "/app"
         )
@@ -35,11 +35,11 @@ struct HTTPCookieConversionTests {
     }
 
     @Test func hostOnlySessionCookie() throws {
-        let cookie = Cookie(name: "s", value: "v", domain: "www.example.com")
+        let cookie = JarCookie(name: "s", value: "v", domain: "www.example.com")
         let http = try #require(cookie.httpCookie)
         #expect(http.domain == "www.example.com")
         #expect(http.isSessionOnly)
-        let back = Cookie(httpCookie: http)
+        let back = JarCookie(httpCookie: http)
         #expect(back.hostOnly)
         #expect(back.expiresDate == nil)
     }

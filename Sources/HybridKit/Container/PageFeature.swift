@@ -1,4 +1,5 @@
 import Foundation
+import HybridCookies
 import Synchronization
 
 /// Something a page can have on top of the bridge: offline packages, request-body hooks, `document.cookie`,
@@ -49,8 +50,10 @@ public struct PageServices: Sendable {
     /// The hook switches and the scheme the request hooks serve (``RequestInterceptionFeature``).
     public internal(set) var requestSwitches: InterceptionSwitches?
     public internal(set) var requestScheme: String?
-    /// The scheme of the `document.cookie` shim (``DocumentCookieFeature``).
+    /// The scheme of the `document.cookie` shim (``DocumentCookieFeature``) and the jar behind it, which the
+    /// package network fallback reads and stores cookies in unless its host gave it a network of its own.
     public internal(set) var documentCookieScheme: String?
+    public internal(set) var documentCookieJar: CookieJar?
     /// The route packages are served on (``PackageServing``), and its handler once contributed.
     public internal(set) var packageRoute: OfflineRoute?
     public var packageScheme: String? { packageRoute?.scheme }

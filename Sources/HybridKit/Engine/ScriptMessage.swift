@@ -34,8 +34,11 @@ public struct FrameInfo: Sendable, Equatable {
     public var securityOrigin: String
     public var isMainFrame: Bool
 
-    /// - Parameter securityOrigin: as the engine enforces it; empty stands for an opaque origin (WebKit's
-    ///   `WKSecurityOrigin` has an empty `protocol` then) and is stored as `null`.
+    /// - Parameters:
+    ///   - url: the sending frame's URL, for logs only (a page controls it).
+    ///   - securityOrigin: as the engine enforces it; empty stands for an opaque origin (WebKit's
+    ///     `WKSecurityOrigin` has an empty `protocol` then) and is stored as `null`.
+    ///   - isMainFrame: whether the main frame sent it.
     public init(url: URL?, securityOrigin: String, isMainFrame: Bool) {
         self.url = url
         self.securityOrigin = securityOrigin.isEmpty ? "null" : securityOrigin.lowercased()

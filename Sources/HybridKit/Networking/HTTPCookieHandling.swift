@@ -9,6 +9,7 @@ import Foundation
 public protocol HTTPCookieHandling: Sendable {
     /// The `Cookie` header value to send with a request to `url`, or nil for none.
     /// - Parameters:
+    ///   - url: the request's URL (http or https).
     ///   - firstParty: the URL of the page the request is made for (SameSite), nil when native code asks.
     ///   - method: the request method (SameSite=Lax allows top-level GETs only).
     ///   - includeHTTPOnly: false when the answer will be shown to page script.

@@ -25,6 +25,8 @@ public final class DocumentCookieBridge: Sendable {
     private let pollTimeout: Duration
 
     /// - Parameters:
+    ///   - jar: the cookies `document.cookie` reads and writes.
+    ///   - scheme: the custom scheme whose pages get the shim.
     ///   - pageURL: the http(s) URL a custom-scheme URL stands for (`OfflineURLMapping.packageURL(for:)`); nil
     ///     refuses the call.
     ///   - pollTimeout: how long a `read` waits for a change before answering anyway.

@@ -7,6 +7,7 @@ public struct DocumentCookieFeature: PageFeature {
 
     public func share(into assembly: inout PageAssembly) throws {
         assembly.services.documentCookieScheme = bridge.scheme
+        assembly.services.documentCookieJar = bridge.jar
     }
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {

@@ -33,7 +33,7 @@ public final class EngineCookieSync: Sendable {
         case barrier(CheckedContinuation<Void, Never>)
     }
 
-    /// Creates the sync; nothing moves until ``start()``.
+    /// Creates the sync between `jar` and the engine's `store`; nothing moves until `start()`.
     public init(jar: CookieJar, store: any EngineCookieStore) {
         self.jar = jar
         self.store = store

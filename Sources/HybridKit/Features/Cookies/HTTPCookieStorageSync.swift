@@ -57,8 +57,8 @@ public final class HTTPCookieStorageSync: Sendable {
 
     private func pullFromStorage(adoptingOnly: Bool, except skipped: Set<EngineCookieKey>) {
         let now = Date()
-        let current = (storage.storage.cookies ?? []).map { Cookie(httpCookie: $0, now: now) }
-        var upserts: [Cookie] = []
+        let current = (storage.storage.cookies ?? []).map { JarCookie(httpCookie: $0, now: now) }
+        var upserts: [JarCookie] = []
         var removals: [EngineCookie] = []
         mirror.withLock { mirror in
             var seen: Set<EngineCookieKey> = []
@@ -90,7 +90,7 @@ public final class HTTPCookieStorageSync: Sendable {
         }
     }
 
-    private func push(_ cookie: Cookie, removed: Bool) {
+    private func push(_ cookie: JarCookie, removed: Bool) {
         let engineCookie = EngineCookie(cookie)
         let apply = mirror.withLock { mirror -> Bool in
             if removed { return mirror.removeValue(forKey: engineCookie.key) != nil }
@@ -102,7 +102,7 @@ public final class HTTPCookieStorageSync: Sendable {
         // Outside the lock: the storage may post its change notification synchronously.
         if removed {
             for stored in storage.storage.cookies ?? []
-            where EngineCookie(Cookie(httpCookie: stored)).key == engineCookie.key {
+            where EngineCookie(JarCookie(httpCookie: stored)).key == engineCookie.key {
                 storage.storage.deleteCookie(stored)
             }
         } else if let httpCookie = cookie.httpCookie {

@@ -12,8 +12,10 @@ public final class JarCookieHandler: HTTPCookieHandling {
     public let jar: CookieJar
     private let pageURL: @Sendable (URL) -> URL?
 
-    /// - Parameter pageURL: maps a custom-scheme URL to the http(s) URL it stands for (nil: not one of ours, used
-    ///   as is). `OfflineURLMapping.packageURL(for:)` is the usual choice.
+    /// - Parameters:
+    ///   - jar: where cookies come from and go to.
+    ///   - pageURL: maps a custom-scheme URL to the http(s) URL it stands for (nil: not one of ours, used as
+    ///     is). `OfflineURLMapping.packageURL(for:)` is the usual choice.
     public init(jar: CookieJar, pageURL: @escaping @Sendable (URL) -> URL? = { _ in nil }) {
         self.jar = jar
         self.pageURL = pageURL

@@ -4,7 +4,7 @@ import HybridPackages
 import Logging
 import Synchronization
 
-/// Serves the active packages of a ``PackageStore`` under a custom scheme, and everything else from the network.
+/// Serves the active packages of a `PackageStore` under a custom scheme, and everything else from the network.
 ///
 /// `hybrid://shop.example.com/app/x.js` stands for `https://shop.example.com/app/x.js` (``OfflineURLMapping``).
 /// When an active package serves that URL and has the file, the file is streamed from disk with the manifest's
@@ -42,10 +42,15 @@ public final class PackageSchemeHandler: SchemeHandler {
     public static let redirectLimit = 10
 
     /// - Parameters:
-    ///   - hop: runs a closure on the engine's executor; ``hop(onExecutorOf:)`` makes one for an engine.
+    ///   - store: the packages served; its active version of each is read per request.
+    ///   - route: the scheme and the http(s) prefixes packages may serve.
+    ///   - hop: runs a closure on the engine's executor; ``EngineExecutorHop/hop(onExecutorOf:)`` makes one for an
+    ///     engine.
     ///   - navigate: loads a main document's redirect target; ``navigator(for:)`` makes one for an engine. Without
     ///     it, main documents follow redirects like sub-resources and keep showing the URL first asked for.
     ///   - spaFallback: serve a package's entry page for extension-less paths it has no file for.
+    ///   - network: fetches what no package serves.
+    ///   - chunkSize: how much of a package file is read and sent at a time.
     public init(
         store: PackageStore, route: OfflineRoute, hop: @escaping EngineHop, navigate: EngineNavigator? = nil,
         spaFallback: Bool = false, network: any NetworkFetching = URLSessionNetworkFetcher(),

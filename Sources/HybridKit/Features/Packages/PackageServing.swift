@@ -12,18 +12,26 @@ public struct PackageServing: PageFeature {
     /// Main documents follow redirects by moving the view to the final URL (see ``PackageSchemeHandler``).
     public var movesMainDocumentOnRedirect: Bool
     /// The network behind package misses. Nil: the page gets a URLSession of its own, shut down when the page
-    /// closes (a session holds its delegate until invalidated).
+    /// closes (a session holds its delegate until invalidated), which keeps its cookies in the page's
+    /// `document.cookie` jar (so a session cookie an API response sets is sent with the next request, and a
+    /// visible one shows in `document.cookie`) and sends the route's requests to ``developmentOrigin``'s server.
     public var network: (any NetworkFetching)?
+    /// Where the route's origin is served during development (a dev or staging server, a loopback test
+    /// server): requests go there while the page, the jar and `document.cookie` keep the route's origin. Used
+    /// only when ``network`` is nil (a host's own fetcher takes it in
+    /// ``URLSessionNetworkFetcher/init(timeout:cookies:sendingTo:)``).
+    public var developmentOrigin: DevelopmentOrigin?
 
     public init(
         store: PackageStore, route: OfflineRoute, spaFallback: Bool = false, movesMainDocumentOnRedirect: Bool = true,
-        network: (any NetworkFetching)? = nil
+        network: (any NetworkFetching)? = nil, developmentOrigin: DevelopmentOrigin? = nil
     ) {
         self.store = store
         self.route = route
         self.spaFallback = spaFallback
         self.movesMainDocumentOnRedirect = movesMainDocumentOnRedirect
         self.network = network
+        self.developmentOrigin = developmentOrigin
     }
 
     public func share(into assembly: inout PageAssembly) throws {
@@ -33,7 +41,11 @@ public struct PackageServing: PageFeature {
 
     public func contribute(to assembly: inout PageAssembly) throws {
         guard let engine = assembly.engine else { throw PageFeatureError.noEngine("offline packages") }
-        let owned = network == nil ? URLSessionNetworkFetcher() : nil
+        let mapping = OfflineURLMapping(route: route)
+        let cookies = assembly.services.documentCookieJar.map { jar in
+            JarCookieHandler(jar: jar, pageURL: { mapping.packageURL(for: $0) })
+        }
+        let owned = network == nil ? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
         let handler = PackageSchemeHandler(
             store: store, route: route, hop: EngineExecutorHop.hop(onExecutorOf: engine),
             navigate: movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,

@@ -12,7 +12,7 @@ import Synchronization
 /// and body, 301/302 turn a POST into a GET, 303 a GET without body, Authorization dropped across origins), unless
 /// the fetch asks otherwise (main documents, which the handler moves to the final URL). URLSession is not left to
 /// follow them: on Linux it re-sends no body after a 307. The task sees the final response, with
-/// ``SchemeResponse/redirectedTo`` set when redirects led to it. The session keeps no cookies and no cache of its
+/// `SchemeResponse.redirectedTo` set when redirects led to it. The session keeps no cookies and no cache of its
 /// own: with a cookie handler (the jar), each hop — the first request and every redirect, across hosts — carries
 /// the handler's `Cookie` header for its own URL, and every `Set-Cookie` (redirect responses included) goes to the
 /// handler; `Set-Cookie` never reaches the engine. Caching is the page's and the server's business through the
@@ -22,6 +22,7 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
     private let sinks: SinkRegistry
 
     /// - Parameters:
+    ///   - timeout: seconds a request may wait for data before it fails.
     ///   - cookies: where cookies come from and go to; nil sends none and drops what servers set.
     ///   - developmentOrigin: send one origin's requests to another server, cookies and redirects kept under the
     ///     first (see ``DevelopmentOrigin``).

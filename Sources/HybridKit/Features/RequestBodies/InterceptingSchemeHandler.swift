@@ -23,10 +23,15 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     private let proxied = Mutex<[ObjectIdentifier: ProxyFlight]>([:])
 
     /// - Parameters:
+    ///   - inner: the handler that serves the scheme once a request's body is attached.
+    ///   - store: where the hooks' bodies wait for their requests.
+    ///   - switches: which hooks and strategies are on, shared with the page's hooks.
     ///   - proxy: native networking for full-proxy pages; without it the proxy path refuses.
     ///   - hop: runs a closure on the engine's executor (proxy events arrive on other threads).
     ///   - mapURL: the http(s) URL a custom-scheme URL stands for (``OfflineURLMapping/packageURL(for:)``);
     ///     by default the scheme is swapped for https.
+    ///   - bodyKey: the secret the page's hooks send with each body (random by default), so other scripts cannot
+    ///     store bodies.
     public init(
         wrapping inner: any SchemeHandler, store: BodyStore = BodyStore(),
         switches: InterceptionSwitches = InterceptionSwitches(), proxy: (any RequestProxying)? = nil,

@@ -9,9 +9,12 @@ public final class RequestInterception: Sendable {
     private let publisher: SwitchesPublisher
 
     /// - Parameters:
+    ///   - engine: the page's engine, before its first load.
     ///   - scheme: the custom scheme whose pages are hooked (`hybrid`).
     ///   - inner: the handler that serves the scheme (a ``PackageSchemeHandler``, say).
+    ///   - config: body limits and the strategy for each request API.
     ///   - proxy: native networking for full-proxy pages (`NativeProxy`); without it they fall back to body by id.
+    ///   - switches: which hooks are on (remote configuration may change them).
     ///   - mapURL: the http(s) URL a custom-scheme URL stands for (default: the scheme swapped for https).
     @discardableResult
     public static func install(

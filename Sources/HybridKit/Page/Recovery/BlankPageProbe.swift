@@ -36,6 +36,7 @@ public enum BlankPageProbe {
     ///   - expectedTitle: the title the page had when its load finished (empty or nil: it had none).
     ///   - probe: the probe's report; nil when the probe could not run (a dead document cannot answer).
     ///   - probed: whether the probe was attempted.
+    ///   - policy: which signs of a blank page count.
     public static func verdict(
         engineTitle: String?, expectedTitle: String?, probe: Report?, probed: Bool, policy: RecoveryPolicy
     ) -> String? {

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Foundation marks domain cookies with a leading dot (".example.com") and host-only cookies
 /// without one; that is the mapping used here.
-extension Cookie {
+extension JarCookie {
     static let httpOnlyKey = HTTPCookiePropertyKey("HttpOnly")
     static let sameSiteKey = HTTPCookiePropertyKey("SameSite")
     static let createdKey = HTTPCookiePropertyKey("Created")

@@ -4,7 +4,10 @@ import Foundation
 ///
 /// Identity in the jar is (`name`, `domain`, `hostOnly`, `path`): 6265bis includes the host-only flag
 /// so a host-only `a` and a `Domain=`-cookie `a` for the same host are two cookies (as in browsers).
-public struct Cookie: Sendable, Hashable, Codable {
+///
+/// Named for the jar rather than `Cookie` so that an app which also imports a server framework with a `Cookie`
+/// type of its own (Hummingbird, Vapor) needs no module prefix for either.
+public struct JarCookie: Sendable, Hashable, Codable {
     public var name: String
     public var value: String
     /// Canonical (lower-case, punycoded, no leading dot) domain.

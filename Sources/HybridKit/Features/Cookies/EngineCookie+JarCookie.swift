@@ -4,7 +4,7 @@ import HybridCookies
 /// Conversions between the jar's cookies and the engine store's, and what counts as "the same cookie" across
 /// them (the engine keeps whole seconds, and reports an unset SameSite as None).
 extension EngineCookie {
-    init(_ cookie: Cookie) {
+    init(_ cookie: JarCookie) {
         let sameSite: EngineCookie.SameSite? =
             switch cookie.sameSite {
             case .strict: .strict
@@ -21,7 +21,7 @@ extension EngineCookie {
     /// The jar's identity of this cookie (a leading dot marks a domain cookie).
     var key: EngineCookieKey { EngineCookieKey(name: name, domain: domain.lowercased(), path: path) }
 
-    func jarCookie(now: Date) -> Cookie {
+    func jarCookie(now: Date) -> JarCookie {
         let lowered = domain.lowercased()
         let hostOnly = !lowered.hasPrefix(".")
         // libsoup (WebKitGTK) reports a cookie set without SameSite as None, so None here cannot be told from
@@ -33,7 +33,7 @@ extension EngineCookie {
             case .some(.lax): .lax
             case .some(.none), nil: .unspecified
             }
-        return Cookie(
+        return JarCookie(
             name: name, value: value, domain: hostOnly ? lowered : String(lowered.dropFirst()),
             path: path.isEmpty ? "/" : path, hostOnly: hostOnly, secure: isSecure, httpOnly: isHTTPOnly,
             sameSite: sameSite, expiresDate: expires, creationDate: now)
