@@ -1,5 +1,6 @@
 // Helper for the exit-status test: a minimal app that starts the headless runtime, asks a page for a value,
-// prints it and exits 0. Its exit status and output must be its own, run after run.
+// prints it and exits 0. Its exit status and output must be its own, run after run. With `--shut-down` it stops
+// the runtime first (GTKRuntime.shutDown) and prints whether the runtime then refuses to start again.
 import Foundation
 import HybridKitGTK
 
@@ -28,4 +29,13 @@ do {
 let answer = await askAPage()
 // Printed without a flush: exit(0) flushes standard output, which goes to a pipe or a file here, fully buffered.
 print("answer \(answer ?? "none") on display \(GTKRuntime.shared.displayName ?? "none")")
+if CommandLine.arguments.contains("--shut-down") {
+    GTKRuntime.shared.shutDown()
+    do {
+        try GTKRuntime.shared.start(.headless)
+        print("started again after shutDown")
+    } catch {
+        print("after shutDown: \(error)")
+    }
+}
 exit(answer == nil ? 3 : 0)

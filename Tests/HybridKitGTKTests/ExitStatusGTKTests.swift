@@ -1,4 +1,5 @@
 import Foundation
+import HybridKitGTK
 import HybridTestSupport
 import Testing
 
@@ -29,6 +30,35 @@ import Testing
         #expect(failures.isEmpty, "\(failures.count) of 30 runs: \(failures.joined(separator: "\n"))")
         // Xvfb removes its socket when it ends; `-terminate` ends it once the app's connection is gone.
         for display in displays {
+            let socket = "/tmp/.X11-unix/X" + display.dropFirst()
+            var gone = false
+            for _ in 0..<100 where !gone {
+                gone = !FileManager.default.fileExists(atPath: socket)
+                if !gone { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(gone, "the Xvfb of display \(display) outlived its app (\(socket) still exists)")
+        }
+    }
+}
+
+extension ExitStatusGTKTests {
+    /// An app that shuts the runtime down before it exits: the runtime refuses to start again, the app's status
+    /// and output are still its own, and its Xvfb ends with it.
+    @Test func anExplicitShutDownKeepsTheExitStatusAndEndsXvfb() async throws {
+        let child = try #require(
+            builtExecutable(named: "gtk-exit-child"), "the gtk-exit-child executable was not built next to the tests")
+        var environment = ProcessInfo.processInfo.environment
+        environment["DISPLAY"] = nil
+        for run in 1...5 {
+            let result = try await ChildProcess.run(child, arguments: ["--shut-down"], environment: environment)
+            let output = String(decoding: result.standardOutput, as: UTF8.self)
+            #expect(result.exitStatus == 0, "run \(run): \(output) \(String(decoding: result.standardError, as: UTF8.self))")
+            let lines = output.split(separator: "\n").map(String.init)
+            #expect(lines.count == 2, "run \(run): \(output.debugDescription)")
+            guard lines.count == 2, let display = lines[0].split(separator: " ").last else { continue }
+            #expect(lines[0].hasPrefix("answer 42 on display :"))
+            #expect(lines[1] == "after shutDown: \(GTKRuntimeError.shutDown.description)", "run \(run)")
+            // Xvfb removes its socket when it ends; `-terminate` ends it once the app's connection is gone.
             let socket = "/tmp/.X11-unix/X" + display.dropFirst()
             var gone = false
             for _ in 0..<100 where !gone {

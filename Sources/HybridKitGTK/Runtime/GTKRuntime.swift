@@ -16,12 +16,20 @@ public final class GTKRuntime: Sendable {
     private let outcome = Mutex<Result<Void, GTKRuntimeError>?>(nil)
     private let display = Mutex<VirtualDisplay?>(nil)
     private let logger = Logger(label: "hybrid.gtk")
+    /// The loop GTK's thread runs; quit only by ``shutDown()``. A GMainLoop is thread-safe to quit.
+    private nonisolated(unsafe) let loop: OpaquePointer
+    /// Signalled when GTK's thread has left its loop.
+    private let loopEnded = DispatchSemaphore(value: 0)
 
     private init() {
         executor = GLibMainContextExecutor(context: g_main_context_default())
+        // GLib allocates or aborts; it never returns NULL here.
+        let loop = UncheckedLoop(loop: g_main_loop_new(g_main_context_default(), 0).unsafelyUnwrapped)
+        self.loop = loop.loop
+        let ended = loopEnded
         let thread = Thread {
-            let loop = g_main_loop_new(g_main_context_default(), 0)
-            g_main_loop_run(loop)
+            g_main_loop_run(loop.loop)
+            ended.signal()
         }
         thread.name = "gtk"
         thread.stackSize = 8 << 20
@@ -42,6 +50,27 @@ public final class GTKRuntime: Sendable {
             return started
         }
         try result.get()
+    }
+
+    /// Stops GTK for the rest of the process, for hosts that want an orderly end before they exit: GTK's thread
+    /// leaves its loop and this returns once it has, so no GTK or WebKit callback runs afterwards. Close every container and web view first. Afterwards ``start(_:)`` throws
+    /// ``GTKRuntimeError/shutDown`` and work sent to ``GTKActor`` never runs. Idempotent; call it from any thread
+    /// but GTK's own.
+    ///
+    /// Exiting without it is fine too: the process's exit status and output stay its own, and an Xvfb the runtime
+    /// started ends once the process's connection closes.
+    public func shutDown() {
+        precondition(!executor.isOnExecutorThread, "GTKRuntime.shutDown() waits for GTK's thread: call it elsewhere")
+        let wasRunning = outcome.withLock { outcome -> Bool in
+            defer { outcome = .failure(.shutDown) }
+            if case .failure(.shutDown) = outcome { return false }
+            return true
+        }
+        guard wasRunning else { return }
+        // Quitting is thread-safe. The display connection stays open, unread: an Xvfb the runtime started
+        // (`-terminate`) ends once the process and WebKit's processes have gone, as it does without a shutdown.
+        g_main_loop_quit(loop)
+        loopEnded.wait()
     }
 
     /// The X display in use, such as `:99`.
@@ -71,6 +100,9 @@ public final class GTKRuntime: Sendable {
             throw .gtkInitFailed(display: displayName ?? "")
         }
     }
+
+    /// A GMainLoop, safe to quit from any thread.
+    private struct UncheckedLoop: @unchecked Sendable { let loop: OpaquePointer }
 
     /// `gtk_init_check` must run on the thread that will run GTK.
     private func initialiseGTKOnItsThread() -> Bool {

@@ -1,0 +1,48 @@
+// The shop page: adds to the native cart, signs in (the server sets an HttpOnly session and a visible theme
+// cookie), uploads a photo with FormData, and publishes what it checked in `window.shopChecks` for its host.
+'use strict';
+
+const checks = {};
+function check(name, ok, detail = '') {
+  checks[name] = Boolean(ok);
+  const item = document.createElement('li');
+  item.className = ok ? 'pass' : 'fail';
+  item.textContent = detail ? `${name}: ${detail}` : name;
+  document.getElementById('checks').append(item);
+}
+
+async function until(condition, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return condition();
+}
+
+async function shop() {
+  // The native cart module (ShopCart): a promise per call, typed errors as rejections.
+  await hybrid.call('cart', 'add', { sku: 'sencha', price: 6.5 });
+  const cart = await hybrid.call('cart', 'add', { sku: 'oolong', price: 9 });
+  document.getElementById('count').textContent = cart.count;
+  document.getElementById('total').textContent = cart.total.toFixed(2);
+  check('cart', cart.count === 2 && cart.total === 15.5, `${cart.count} items`);
+  const refused = await hybrid.call('cart', 'add', { sku: '', price: -1 }).then(() => null, (error) => error);
+  check('cart refuses a bad item', refused !== null && refused.code === 'bad_arguments');
+
+  // Sign in: the server's Set-Cookie lands in the jar; the page sees the visible cookie, never the session.
+  const login = await fetch('/api/login', { method: 'POST', body: JSON.stringify({ user: 'ana' }) });
+  check('sign in', login.ok, `HTTP ${login.status}`);
+  await until(() => document.cookie.includes('theme=green'));
+  check('visible cookie', document.cookie.includes('theme=green'), document.cookie);
+  check('HttpOnly session hidden', !document.cookie.includes('session'));
+
+  // Upload a File with FormData: the body reaches the server whole, with the session cookie.
+  const photo = new File([new Uint8Array(256 * 1024).fill(7)], 'photo.png', { type: 'image/png' });
+  const form = new FormData();
+  form.append('note', 'for the gift box');
+  form.append('photo', photo);
+  const upload = await (await fetch('/api/upload', { method: 'POST', body: form })).json();
+  check('upload', upload.bytes > photo.size && upload.signedIn, `${upload.bytes} bytes`);
+}
+
+shop()
+  .catch((error) => check('shop', false, String(error)))
+  .finally(() => { window.shopChecks = checks; });

@@ -1,0 +1,22 @@
+import HybridKit
+import Synchronization
+
+/// The shop's native module: a cart its pages fill with `hybrid.call('cart', 'add', {sku, price})`.
+public enum Cart {
+    struct Item: Decodable, Sendable { var sku: String, price: Double }
+    struct Summary: Encodable, Sendable { var count: Int, total: Double }
+
+    /// Callable from the shop's own pages only (their origin as the engine reports it, not a URL they claim).
+    public static func module(origin: String = "hybrid://shop.example") -> BridgeModule {
+        let items = Mutex<[Item]>([])
+        return BridgeModule("cart", access: .origins(origin)) { module in
+            module.method("add") { (item: Item, _) throws -> Summary in
+                guard !item.sku.isEmpty, item.price >= 0 else { throw BridgeError.badArguments("needs sku, price ≥ 0") }
+                return items.withLock { items in
+                    items.append(item)
+                    return Summary(count: items.count, total: items.reduce(0) { $0 + $1.price })
+                }
+            }
+        }
+    }
+}
