@@ -11,5 +11,5 @@ struct HybridCommand: AsyncParsableCommand {
             WebKitGTK (demo, bench) needs a display. Without DISPLAY, `hybrid` starts its own Xvfb (apt-get install xvfb xauth).
             The package tools alone, without WebKitGTK, are the `hybrid-tools` executable.
             """,
-        subcommands: [DemoCommand.self, BenchCommand.self] + PackageTools.commands)
+        subcommands: [DemoCommand.self, RunCommand.self, BenchCommand.self] + PackageTools.commands)
 }
