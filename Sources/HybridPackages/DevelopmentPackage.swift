@@ -69,13 +69,14 @@ public final class DevelopmentPackage: PackageSnapshotSource {
         for prefix in serves where URLPrefix(prefix) == nil { throw .invalidPrefix(prefix) }
         guard !serves.isEmpty else { throw .invalidPrefix("") }
         guard PackageIdentifier.isValid(id) else { throw .invalidManifest("'\(id)' is not a valid package id") }
-        self.directory = directory.standardizedFileURL.resolvingSymlinksInPath()
+        let root = directory.standardizedFileURL.resolvingSymlinksInPath()
+        let scan = try Self.scan(root, limits: limits, previous: Scan())
+        let snapshot = try Self.snapshot(of: scan, directory: root, id: id, serves: serves, entry: entry)
+        self.directory = root
         self.id = id
         self.serves = serves
         self.entry = entry
         self.limits = limits
-        let scan = try Self.scan(self.directory, limits: limits, previous: Scan())
-        let snapshot = try Self.snapshot(of: scan, directory: self.directory, id: id, serves: serves, entry: entry)
         state = Mutex(State(scan: scan, snapshot: snapshot))
     }
 
@@ -129,7 +130,7 @@ public final class DevelopmentPackage: PackageSnapshotSource {
     private static func stamps(of directory: URL) -> [String: FileStamp] {
         var stamps: [String: FileStamp] = [:]
         walk(directory) { path, url in
-            if let stamp = stamp(of: url) { stamps[path] = stamp }
+            if let stamp = Self.stamp(of: url) { stamps[path] = stamp }
             return true
         } skip: { _ in }
         return stamps
@@ -142,7 +143,7 @@ public final class DevelopmentPackage: PackageSnapshotSource {
         var total: Int64 = 0
         var failure: DevelopmentPackageError?
         walk(directory) { path, url in
-            guard let stamp = stamp(of: url) else { return true }  // Gone since it was listed.
+            guard let stamp = Self.stamp(of: url) else { return true }  // Gone since it was listed.
             guard scan.files.count < limits.maxFiles else {
                 failure = .tooManyFiles(directory: directory.path, limit: limits.maxFiles)
                 return false

@@ -68,9 +68,15 @@ struct RunCommand: AsyncParsableCommand {
 
     @GTKActor
     static func run(_ text: String, options: RunOptions) async throws {
-        let target = try RunTarget.parse(text)
-        try startRuntime(screenshot: options.screenshot != nil)
-        let session = try RunSession.open(target, options: options)
+        let source = try RunSource.prepare(try RunTarget.parse(text), options: options)
+        let session: RunSession
+        do {
+            try startRuntime(screenshot: options.screenshot != nil)
+            session = try RunSession(source)
+        } catch {
+            source.discard()
+            throw error
+        }
         defer { session.close() }
         try await session.loadFirstPage(timeout: options.timeout)
         if let path = options.screenshot {
