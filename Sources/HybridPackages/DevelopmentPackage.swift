@@ -121,7 +121,7 @@ public final class DevelopmentPackage: PackageSnapshotSource {
             id: id, version: version, minimumContainerVersion: SemanticVersion(major: 0, minor: 0, patch: 0),
             serves: serves, entry: entry, files: files)
         manifest.development = true
-        do { try manifest.validateContents() } catch { throw .invalidManifest(error.description) }
+        do { try manifest.validateContents() } catch { throw .invalidManifest("\(error)") }
         let package = InstalledPackage(manifest: manifest, directory: directory, contentDirectory: directory)
         return StoreSnapshot(active: [id: package])
     }
@@ -165,7 +165,7 @@ public final class DevelopmentPackage: PackageSnapshotSource {
                     modifiedNanoseconds: stamp.modifiedNanoseconds, inode: stamp.inode)
                 scan.files[path] = (hashed, digest.hex)
             } catch {
-                failure = .unreadable(path: url.path, reason: error.description)
+                failure = .unreadable(path: url.path, reason: "\(error)")
                 return false
             }
             return true

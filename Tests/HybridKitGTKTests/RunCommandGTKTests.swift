@@ -64,12 +64,16 @@ import Testing
             environment: RunFixture.displayEnvironment(display.name))
         defer { child.stop() }
 
-        let first = await child.waitForOutput(limit: .seconds(60)) { $0.contains("page    marker-1") }
+        // The page's three calls, answered in order.
+        let first = await child.waitForOutput(limit: .seconds(60)) {
+            $0.contains("page    marker-1") && $0.contains("call    nope.x")
+        }
         #expect(first, "the page's first log never came: \(child.output)\(child.errors)")
         try #require(first)
         let lines = child.output.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("call    app.log  hybrid://app.localhost  ok  ") && $0.hasSuffix(" ms") })
-        #expect(lines.contains { $0.hasPrefix(#"call    nope\u{1b}[2J.x  hybrid://app.localhost  unknown_module  "#) })
+        #expect(lines.contains { $0.hasPrefix("call    nope.x  hybrid://app.localhost  unknown_module  ") })
+        #expect(lines.contains(#"page    \u{1b}[2Jcleared?"#), "\(lines)")
         #expect(!child.output.contains("\u{1b}"), "a page put a raw escape character on the terminal")
         let failed = await child.waitForOutput(limit: .seconds(30)) {
             $0.contains("failed  hybrid://app.localhost/missing.js  ")
@@ -142,36 +146,38 @@ import Testing
     struct BadRun: Sendable, CustomTestStringConvertible {
         let name: String
         let arguments: @Sendable (URL) -> [String]
-        let display: Bool
         let says: String
         var testDescription: String { name }
     }
 
     static let badRuns: [BadRun] = [
-        BadRun(name: "no such directory", arguments: { ["run", $0.appendingPathComponent("nope").path] }, display: false,
+        BadRun(name: "no such directory", arguments: { ["run", $0.appendingPathComponent("nope").path] },
+               
                says: "does not exist"),
         BadRun(name: "a directory without index.html", arguments: { ["run", $0.path, "--screenshot", "x.png"] },
-               display: false, says: "has no index.html; add one, or name the entry page with --entry"),
+                says: "has no index.html; add one, or name the entry page with --entry"),
         BadRun(name: "a file that is no app", arguments: { ["run", $0.appendingPathComponent("notes.txt").path] },
-               display: false, says: "is neither a directory nor a .zip package"),
+                says: "is neither a directory nor a .zip package"),
         BadRun(name: "a zip without a key", arguments: { ["run", $0.appendingPathComponent("bad.zip").path] },
-               display: false, says: "--public-key"),
+                says: "--public-key"),
         BadRun(name: "a zip that is not a package",
                arguments: { ["run", $0.appendingPathComponent("bad.zip").path, "--public-key",
                              $0.appendingPathComponent("app.public").path, "--screenshot", "x.png"] },
-               display: false, says: "was refused: The package is not a"),
+                says: "was refused: The package is not a"),
         BadRun(name: "a key file that is not a key",
                arguments: { ["run", $0.appendingPathComponent("bad.zip").path, "--public-key",
                              $0.appendingPathComponent("notes.txt").path] },
-               display: false, says: "--public-key"),
-        BadRun(name: "another scheme", arguments: { _ in ["run", "ftp://example.com/"] }, display: false,
+                says: "--public-key"),
+        BadRun(name: "another scheme", arguments: { _ in ["run", "ftp://example.com/"] },
+               
                says: "is not an http(s) URL"),
-        BadRun(name: "a bad --serves", arguments: { _ in ["run", ".", "--serves", "shop"] }, display: false,
+        BadRun(name: "a bad --serves", arguments: { _ in ["run", ".", "--serves", "shop"] },
+               
                says: "--serves"),
         BadRun(name: "no display and no screenshot", arguments: { _ in ["run", "https://example.com/"] },
-               display: false, says: "--screenshot out.png"),
+                says: "--screenshot out.png"),
         BadRun(name: "an unreachable URL", arguments: { _ in ["run", "http://127.0.0.1:9/", "--screenshot", "x.png"] },
-               display: false, says: "could not load http://127.0.0.1:9/"),
+                says: "could not load http://127.0.0.1:9/"),
     ]
 
     @Test(arguments: badRuns) func badArgumentsSayWhatToDo(_ run: BadRun) async throws {

@@ -11,8 +11,8 @@ enum RunFixture {
     /// The colour the fixture page fills itself with (and nothing else on screen is).
     static let fill: (r: UInt8, g: UInt8, b: UInt8) = (0x12, 0x9a, 0x4e)
 
-    /// A page that fills the window, logs `marker` through the bridge, makes a call to a module no app has
-    /// (with an escape sequence in its name), and asks for a script nothing serves.
+    /// A page that fills the window, logs `marker` through the bridge (and a message holding an escape
+    /// sequence), calls a module no app has, and asks for a script nothing serves.
     static func page(marker: String) -> String {
         """
         <!doctype html>
@@ -22,7 +22,8 @@ enum RunFixture {
         </head><body>
         <script>
           hybrid.call('app', 'log', { message: '\(marker)' });
-          hybrid.call('nope\\u001b[2J', 'x').catch(() => {});
+          hybrid.call('app', 'log', { message: '\\u001b[2Jcleared?' });
+          hybrid.call('nope', 'x').catch(() => {});
         </script>
         </body></html>
         """

@@ -15,14 +15,16 @@ import Testing
 
     private func expectError(
         _ expected: DevelopmentPackageError, sourceLocation: SourceLocation = #_sourceLocation,
-        _ body: () throws(DevelopmentPackageError) -> Void
+        _ body: () throws -> Void
     ) {
         do {
             try body()
             Issue.record("expected \(expected), nothing was thrown", sourceLocation: sourceLocation)
-        } catch {
+        } catch let error as DevelopmentPackageError {
             #expect(error == expected, sourceLocation: sourceLocation)
             #expect(!error.description.isEmpty, sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("expected \(expected), got \(error)", sourceLocation: sourceLocation)
         }
     }
 

@@ -98,7 +98,9 @@ struct RunCommand: AsyncParsableCommand {
     private static func startRuntime(screenshot: Bool) throws(RunError) {
         let hasDisplay = getenv("DISPLAY") != nil
         guard hasDisplay || screenshot else { throw .noDisplay }
-        do { try GTKRuntime.shared.start(hasDisplay ? GTKRuntime.Options() : .headless) } catch {
+        do throws(GTKRuntimeError) {
+            try GTKRuntime.shared.start(hasDisplay ? GTKRuntime.Options() : .headless)
+        } catch {
             throw .runtimeFailed(error.description)
         }
     }

@@ -54,10 +54,9 @@ final class RunSession {
     /// Runs until the window is closed or `exitAfter` seconds have passed; reloads the page when the
     /// directory changes.
     func runUntilClosed(exitAfter: Double?, options: RunOptions) async {
+        let reload: @Sendable () async -> Void = { [weak self] in await self?.reload() }
         let watcher = source.package.map { package in
-            Task.detached { [weak self] in
-                await Self.watch(package, options: options) { await self?.reload() }
-            }
+            Task.detached { await Self.watch(package, options: options, reload: reload) }
         }
         defer { watcher?.cancel() }
         let deadline = exitAfter.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
@@ -84,7 +83,7 @@ final class RunSession {
             try? await Task.sleep(for: options.pollInterval)
             guard package.hasChanged() else { continue }
             try? await Task.sleep(for: options.debounce)
-            do {
+            do throws(DevelopmentPackageError) {
                 guard try package.refresh() else { continue }
                 reported = nil
                 await reload()

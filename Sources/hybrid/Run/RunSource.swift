@@ -58,7 +58,7 @@ struct RunSource {
             Terminal.line(
                 "package \(installed.id) \(installed.version), signed with key \(key.keyID), verified; serves "
                     + installed.manifest.serves.joined(separator: " "))
-            do {
+            do throws(RunError) {
                 return try served(
                     store, route: try route(installed.manifest.serves[0]), entry: installed.manifest.entry,
                     options: options, target: zip.path, temporary: root)

@@ -2,16 +2,16 @@ import Foundation
 import HybridKit
 
 /// `hybrid run`'s output: one line per event, written at once (standard output is a file or a pipe as often
-/// as a terminal, where it would be held in a buffer).
+/// as a terminal, and `print` would hold it in a buffer there).
 ///
 /// Page-controlled text (module and method names a page made up, URLs, messages) is escaped and cut short, so a
 /// page cannot move the cursor, rewrite earlier lines or flood the terminal.
 enum Terminal {
     static let maxField = 300
 
+    /// One `write(2)` per line, unbuffered: lines from GTK's thread and the watcher never interleave mid-line.
     static func line(_ text: String) {
-        print(text)
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 
     static func bridgeCall(_ record: BridgeCallRecord) {
