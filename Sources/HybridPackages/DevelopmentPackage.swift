@@ -132,7 +132,8 @@ public final class DevelopmentPackage: PackageSnapshotSource {
         walk(directory) { path, url in
             if let stamp = Self.stamp(of: url) { stamps[path] = stamp }
             return true
-        } skip: { _ in }
+        } skip: { _ in
+        }
         return stamps
     }
 

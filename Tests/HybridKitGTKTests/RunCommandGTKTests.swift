@@ -17,7 +17,8 @@ import Testing
 
     /// The PNG exists and most of it is the fixture page's colour: the page was served, rendered and captured.
     private func expectFixtureRendered(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let pixels = try #require(RunFixture.fillPixels(of: path), "\(path) is not a PNG", sourceLocation: sourceLocation)
+        let pixels = try #require(
+            RunFixture.fillPixels(of: path), "\(path) is not a PNG", sourceLocation: sourceLocation)
         #expect(pixels.total > 100_000, "the screenshot is \(pixels.total) pixels", sourceLocation: sourceLocation)
         #expect(
             pixels.matching * 10 > pixels.total * 9,
@@ -49,7 +50,8 @@ import Testing
             environment: RunFixture.displayEnvironment(display.name))
         #expect(
             result.exitStatus == 0,
-            "\(String(decoding: result.standardOutput, as: UTF8.self))\(String(decoding: result.standardError, as: UTF8.self))")
+            "\(String(decoding: result.standardOutput, as: UTF8.self))\(String(decoding: result.standardError, as: UTF8.self))"
+        )
         try expectFixtureRendered(png)
     }
 
@@ -112,7 +114,8 @@ import Testing
             environment: RunFixture.withoutDisplay)
         let output = String(decoding: result.standardOutput, as: UTF8.self)
         #expect(result.exitStatus == 0, "\(output)\(String(decoding: result.standardError, as: UTF8.self))")
-        #expect(output.contains("package com.example.run 1.2.0, signed with key \(keys.verificationKey.keyID), verified"))
+        #expect(
+            output.contains("package com.example.run 1.2.0, signed with key \(keys.verificationKey.keyID), verified"))
         #expect(!output.contains("UNSIGNED"))
         #expect(output.contains("call    app.log  hybrid://shop.example.com  ok"))
         try expectFixtureRendered(png)
@@ -151,33 +154,51 @@ import Testing
     }
 
     static let badRuns: [BadRun] = [
-        BadRun(name: "no such directory", arguments: { ["run", $0.appendingPathComponent("nope").path] },
-               
-               says: "does not exist"),
-        BadRun(name: "a directory without index.html", arguments: { ["run", $0.path, "--screenshot", "x.png"] },
-                says: "has no index.html; add one, or name the entry page with --entry"),
-        BadRun(name: "a file that is no app", arguments: { ["run", $0.appendingPathComponent("notes.txt").path] },
-                says: "is neither a directory nor a .zip package"),
-        BadRun(name: "a zip without a key", arguments: { ["run", $0.appendingPathComponent("bad.zip").path] },
-                says: "--public-key"),
-        BadRun(name: "a zip that is not a package",
-               arguments: { ["run", $0.appendingPathComponent("bad.zip").path, "--public-key",
-                             $0.appendingPathComponent("app.public").path, "--screenshot", "x.png"] },
-                says: "was refused: The package is not a"),
-        BadRun(name: "a key file that is not a key",
-               arguments: { ["run", $0.appendingPathComponent("bad.zip").path, "--public-key",
-                             $0.appendingPathComponent("notes.txt").path] },
-                says: "--public-key"),
-        BadRun(name: "another scheme", arguments: { _ in ["run", "ftp://example.com/"] },
-               
-               says: "is not an http(s) URL"),
-        BadRun(name: "a bad --serves", arguments: { _ in ["run", ".", "--serves", "shop"] },
-               
-               says: "--serves"),
-        BadRun(name: "no display and no screenshot", arguments: { _ in ["run", "https://example.com/"] },
-                says: "--screenshot out.png"),
-        BadRun(name: "an unreachable URL", arguments: { _ in ["run", "http://127.0.0.1:9/", "--screenshot", "x.png"] },
-                says: "could not load http://127.0.0.1:9/"),
+        BadRun(
+            name: "no such directory", arguments: { ["run", $0.appendingPathComponent("nope").path] },
+
+            says: "does not exist"),
+        BadRun(
+            name: "a directory without index.html", arguments: { ["run", $0.path, "--screenshot", "x.png"] },
+            says: "has no index.html; add one, or name the entry page with --entry"),
+        BadRun(
+            name: "a file that is no app", arguments: { ["run", $0.appendingPathComponent("notes.txt").path] },
+            says: "is neither a directory nor a .zip package"),
+        BadRun(
+            name: "a zip without a key", arguments: { ["run", $0.appendingPathComponent("bad.zip").path] },
+            says: "--public-key"),
+        BadRun(
+            name: "a zip that is not a package",
+            arguments: {
+                [
+                    "run", $0.appendingPathComponent("bad.zip").path, "--public-key",
+                    $0.appendingPathComponent("app.public").path, "--screenshot", "x.png",
+                ]
+            },
+            says: "was refused: The package is not a"),
+        BadRun(
+            name: "a key file that is not a key",
+            arguments: {
+                [
+                    "run", $0.appendingPathComponent("bad.zip").path, "--public-key",
+                    $0.appendingPathComponent("notes.txt").path,
+                ]
+            },
+            says: "--public-key"),
+        BadRun(
+            name: "another scheme", arguments: { _ in ["run", "ftp://example.com/"] },
+
+            says: "is not an http(s) URL"),
+        BadRun(
+            name: "a bad --serves", arguments: { _ in ["run", ".", "--serves", "shop"] },
+
+            says: "--serves"),
+        BadRun(
+            name: "no display and no screenshot", arguments: { _ in ["run", "https://example.com/"] },
+            says: "--screenshot out.png"),
+        BadRun(
+            name: "an unreachable URL", arguments: { _ in ["run", "http://127.0.0.1:PORT/", "--screenshot", "x.png"] },
+            says: "could not load http://127.0.0.1:PORT/: Could not connect"),
     ]
 
     @Test(arguments: badRuns) func badArgumentsSayWhatToDo(_ run: BadRun) async throws {
@@ -187,13 +208,21 @@ import Testing
         try Data("not a zip".utf8).write(to: directory.appendingPathComponent("bad.zip"))
         try Data("notes".utf8).write(to: directory.appendingPathComponent("notes.txt"))
         try PackageKeyPair.generate().verificationKey.save(to: directory.appendingPathComponent("app.public"))
-        var arguments = run.arguments(directory)
-        if let shot = arguments.firstIndex(of: "x.png") { arguments[shot] = directory.appendingPathComponent("x.png").path }
+        // A port nothing listens on: a server's, just stopped (WebKit refuses well-known ports such as 9 without
+        // a word, so an arbitrary closed port would not do).
+        let closed = try await LoopbackServer.start(serving: directory)
+        let port = String(closed.port)
+        await closed.shutdown()
+        var arguments = run.arguments(directory).map { $0.replacingOccurrences(of: "PORT", with: port) }
+        if let shot = arguments.firstIndex(of: "x.png") {
+            arguments[shot] = directory.appendingPathComponent("x.png").path
+        }
+        let says = run.says.replacingOccurrences(of: "PORT", with: port)
         let result = try await ChildProcess.run(
             try hybrid(), arguments: arguments, environment: RunFixture.withoutDisplay, limit: .seconds(60))
         let errors = String(decoding: result.standardError, as: UTF8.self)
         #expect(result.exitStatus == 1, "status \(String(describing: result.exitStatus)): \(errors)")
-        #expect(errors.contains(run.says), "\(errors)")
+        #expect(errors.contains(says), "\(errors)")
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("x.png").path))
     }
 }

@@ -40,8 +40,9 @@ import Testing
         #expect(manifest.files.first?.sha256 == CryptoHex.sha256(Data("<p>one</p>".utf8)))
         let resolver = PackageResolver(store: package)
         let entry = try #require(try resolver.resolve(Self.serves))
-        #expect(entry.fileURL.standardizedFileURL.resolvingSymlinksInPath().path
-            == site.appendingPathComponent("index.html").standardizedFileURL.resolvingSymlinksInPath().path)
+        #expect(
+            entry.fileURL.standardizedFileURL.resolvingSymlinksInPath().path
+                == site.appendingPathComponent("index.html").standardizedFileURL.resolvingSymlinksInPath().path)
         let script = try #require(try resolver.resolve(Self.serves + "js/app.js"))
         #expect(script.mimeType == "text/javascript; charset=utf-8")
         #expect(try resolver.resolve(Self.serves + "missing.js") == nil)
@@ -85,7 +86,8 @@ import Testing
             "dev", ["index.html": "<p/>", ".git/config": "secret", ".env": "TOKEN=1", "inside.txt": "ok"])
         let outside = try fixture.site("outside", ["secret.txt": "not yours"])
         try FileManager.default.createSymbolicLink(
-            at: site.appendingPathComponent("leak.txt"), withDestinationURL: outside.appendingPathComponent("secret.txt"))
+            at: site.appendingPathComponent("leak.txt"),
+            withDestinationURL: outside.appendingPathComponent("secret.txt"))
         try FileManager.default.createSymbolicLink(
             at: site.appendingPathComponent("alias.txt"), withDestinationURL: site.appendingPathComponent("inside.txt"))
         try write("x", to: "back\\slash.txt", in: site)

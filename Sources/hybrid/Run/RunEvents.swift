@@ -11,15 +11,16 @@ final class RunEvents: NavigationDelegate, NavigationPolicyHost, PageRecoveryDel
     }
 
     private(set) var firstLoad = FirstLoad.pending
-    /// Main documents loaded, reloads included.
-    private(set) var loads = 0
 
     // MARK: NavigationDelegate
 
     func didFinishNavigation(to url: URL?) {
-        loads += 1
+        // The view's empty first document is not the app's page (which is never about:).
+        guard url?.scheme != "about" else { return }
+        // WebKitGTK also ends a failed load with a finish that has no URL: the failure was already said.
+        guard let url else { return }
         if firstLoad == .pending { firstLoad = .finished }
-        Terminal.line("loaded  \(Terminal.safe(url?.absoluteString ?? "(no URL)"))")
+        Terminal.line("loaded  \(Terminal.safe(url.absoluteString))")
     }
 
     func didFailNavigation(to url: URL?, error: String) {

@@ -15,7 +15,8 @@ enum Terminal {
     }
 
     static func bridgeCall(_ record: BridgeCallRecord) {
-        let milliseconds = Double(record.duration.components.attoseconds) / 1e15
+        let milliseconds =
+            Double(record.duration.components.attoseconds) / 1e15
             + Double(record.duration.components.seconds) * 1000
         let outcome = record.error?.rawValue ?? "ok"
         let frame = record.isMainFrame ? "" : " (subframe)"

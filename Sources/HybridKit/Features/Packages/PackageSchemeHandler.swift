@@ -47,8 +47,9 @@ public final class PackageSchemeHandler: SchemeHandler {
     ///     it, main documents follow redirects like sub-resources and keep showing the URL first asked for.
     ///   - spaFallback: serve a package's entry page for extension-less paths it has no file for.
     public init(
-        store: any PackageSnapshotSource, route: OfflineRoute, hop: @escaping EngineHop, navigate: EngineNavigator? = nil,
-        spaFallback: Bool = false, network: any NetworkFetching = URLSessionNetworkFetcher(),
+        store: any PackageSnapshotSource, route: OfflineRoute, hop: @escaping EngineHop,
+        navigate: EngineNavigator? = nil, spaFallback: Bool = false,
+        network: any NetworkFetching = URLSessionNetworkFetcher(),
         chunkSize: Int = 256 * 1024
     ) {
         self.navigate = navigate

@@ -19,8 +19,8 @@ public struct PackageServing: PageFeature {
     public var network: (any NetworkFetching)?
 
     public init(
-        store: any PackageSnapshotSource, route: OfflineRoute, spaFallback: Bool = false, movesMainDocumentOnRedirect: Bool = true,
-        network: (any NetworkFetching)? = nil
+        store: any PackageSnapshotSource, route: OfflineRoute, spaFallback: Bool = false,
+        movesMainDocumentOnRedirect: Bool = true, network: (any NetworkFetching)? = nil
     ) {
         self.store = store
         self.route = route
