@@ -87,6 +87,57 @@ import Testing
         #expect(reloaded, "the edit did not reload the page: \(child.output)\(child.errors)")
         #expect(child.output.contains("changed reloading hybrid://app.localhost/index.html"))
         #expect(child.isRunning, "hybrid run ended: \(child.errors)")
+
+        // Ctrl-C or SIGTERM closes it like its window: exit status 0.
+        child.terminate()
+        #expect(await child.waitForExit(limit: .seconds(20)) == 0, "\(child.errors)")
+        #expect(child.output.hasSuffix("stopped\n"))
+    }
+
+    @Test func exitAfterClosesTheWindowWithStatusZero() async throws {
+        let display = try TestDisplay()
+        let site = try RunFixture.site()
+        defer { try? FileManager.default.removeItem(at: site) }
+        let result = try await ChildProcess.run(
+            try hybrid(), arguments: ["run", site.path, "--exit-after", "1"],
+            environment: RunFixture.displayEnvironment(display.name))
+        let output = String(decoding: result.standardOutput, as: UTF8.self)
+        #expect(result.exitStatus == 0, "\(output)\(String(decoding: result.standardError, as: UTF8.self))")
+        #expect(output.contains("loaded  hybrid://app.localhost/index.html"))
+        #expect(output.hasSuffix("stopped\n"))
+    }
+
+    /// `--origin`: what the directory lacks comes from another server, under the route's origin; an error
+    /// status gets its line.
+    @Test func missesGoToTheDevelopmentOrigin() async throws {
+        let site = try RunFixture.site()
+        let server = FileManager.default.temporaryDirectory.appendingPathComponent("run-origin-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: site)
+            try? FileManager.default.removeItem(at: server)
+        }
+        try FileManager.default.createDirectory(at: server, withIntermediateDirectories: true)
+        try Data("hybrid.call('app', 'log', { message: 'from ' + location.origin + ' via the dev server' });".utf8)
+            .write(to: server.appendingPathComponent("api.js"))
+        try Data(
+            RunFixture.page(marker: "marker-1").replacingOccurrences(
+                of: "<script src=\"missing.js\"></script>",
+                with: "<script src=\"api.js\"></script><script src=\"missing.js\"></script>"
+            ).utf8
+        ).write(to: site.appendingPathComponent("index.html"))
+        let loopback = try await LoopbackServer.start(serving: server)
+        defer { loopback.stop() }
+        let png = screenshot()
+        defer { try? FileManager.default.removeItem(atPath: png) }
+        let result = try await ChildProcess.run(
+            try hybrid(), arguments: ["run", site.path, "--origin", loopback.origin, "--screenshot", png],
+            environment: RunFixture.withoutDisplay)
+        let output = String(decoding: result.standardOutput, as: UTF8.self)
+        #expect(result.exitStatus == 0, "\(output)\(String(decoding: result.standardError, as: UTF8.self))")
+        #expect(output.contains("origin  misses of https://app.localhost go to \(loopback.origin)"))
+        #expect(output.contains("page    from hybrid://app.localhost via the dev server"), "\(output)")
+        #expect(output.contains("failed  https://app.localhost/missing.js  GET answered HTTP 404"), "\(output)")
+        try expectFixtureRendered(png)
     }
 
     @Test func signedPackageWithItsKey() async throws {

@@ -198,6 +198,8 @@ final class LiveChild: @unchecked Sendable {
         return (status >> 8) & 0xff
     }
 
+    func terminate() { if isRunning { kill(pid, SIGTERM) } }
+
     /// SIGTERM, then SIGKILL if it is still there a second later.
     func stop() {
         guard isRunning else { return }

@@ -91,6 +91,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         Terminal.line("running close the window or press Ctrl-C to stop")
         await session.runUntilClosed(exitAfter: options.exitAfter, options: options)
+        session.close()
+        Terminal.line("stopped")
     }
 
     /// A window needs a display; only a screenshot may start its own (Xvfb, software rendering, and WebKit's

@@ -10,14 +10,19 @@ final class RunSession {
     let events: RunEvents
     let source: RunSource
     private var closeRequested = false
+    private var closed = false
 
     init(_ source: RunSource) throws {
         var bridge = BridgeConfiguration()
         bridge.callObserver = { Terminal.bridgeCall($0) }
+        // Marked in the Web Inspector's console too, where a developer looks at the page.
+        let marker = UserScript(
+            source: "console.warn('hybrid run: UNSIGNED DEVELOPMENT PACKAGE, served from a directory; not a release')",
+            injectionTime: .documentStart, allFrames: false)
         let configuration = ContainerConfiguration(
             modules: RunModules.make(origin: source.origin, target: source.target, development: source.package != nil),
-            bridge: bridge, features: source.serving.map { [$0] } ?? [],
-            navigationPolicy: NavigationPolicyConfiguration())
+            bridge: bridge, userScripts: source.package == nil ? [] : [marker],
+            features: source.serving.map { [$0] } ?? [], navigationPolicy: NavigationPolicyConfiguration())
         let factory = GTKEngineFactory(configuration: GTKWebView.Configuration(developerExtras: true))
         container = try HybridContainer(configuration: configuration, factory: factory)
         events = RunEvents()
@@ -51,9 +56,18 @@ final class RunSession {
         return try await view.snapshotPNG()
     }
 
-    /// Runs until the window is closed or `exitAfter` seconds have passed; reloads the page when the
-    /// directory changes.
+    /// Runs until the window is closed, Ctrl-C (or SIGTERM), or `exitAfter` seconds have passed; reloads the
+    /// page when the directory changes.
     func runUntilClosed(exitAfter: Double?, options: RunOptions) async {
+        // A signal ends the run like closing the window, so the container closes and a scratch store goes.
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { Task { @GTKActor [weak self] in self?.closeRequested = true } }
+            source.resume()
+            return source
+        }
+        defer { for source in signals { source.cancel() } }
         let reload: @Sendable () async -> Void = { [weak self] in await self?.reload() }
         let watcher = source.package.map { package in
             Task.detached { await Self.watch(package, options: options, reload: reload) }
@@ -95,7 +109,10 @@ final class RunSession {
         }
     }
 
+    /// Closes the page and removes what the run made. Idempotent.
     func close() {
+        guard !closed else { return }
+        closed = true
         container.close()
         source.discard()
     }

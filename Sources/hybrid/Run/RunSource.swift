@@ -93,7 +93,8 @@ struct RunSource {
         let network = URLSessionNetworkFetcher(cookies: cookies, sendingTo: development)
         return RunSource(
             startURL: startURL, origin: origin(of: startURL), target: target,
-            serving: PackageServing(store: store, route: route, network: network), network: network,
+            serving: PackageServing(store: store, route: route, network: ErrorStatusLog(inner: network)),
+            network: network,
             package: store as? DevelopmentPackage, temporary: temporary)
     }
 
