@@ -248,6 +248,10 @@ import Testing
             name: "no display and no screenshot", arguments: { _ in ["run", "https://example.com/"] },
             says: "--screenshot out.png"),
         BadRun(
+            name: "a screenshot in a missing directory",
+            arguments: { ["run", "https://example.com/", "--screenshot", $0.appendingPathComponent("no/x.png").path] },
+            says: "does not exist or is not writable"),
+        BadRun(
             name: "an unreachable URL", arguments: { _ in ["run", "http://127.0.0.1:PORT/", "--screenshot", "x.png"] },
             says: "could not load http://127.0.0.1:PORT/: Could not connect"),
     ]

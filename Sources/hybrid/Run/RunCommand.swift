@@ -68,6 +68,13 @@ struct RunCommand: AsyncParsableCommand {
 
     @GTKActor
     static func run(_ text: String, options: RunOptions) async throws {
+        if let path = options.screenshot {
+            // Said now rather than after the page has loaded.
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            guard FileManager.default.isWritableFile(atPath: directory) else {
+                throw RunError.screenshotFailed("\(path): \(directory) does not exist or is not writable")
+            }
+        }
         let source = try RunSource.prepare(try RunTarget.parse(text), options: options)
         let session: RunSession
         do {
