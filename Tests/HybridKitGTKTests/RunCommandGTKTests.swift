@@ -94,6 +94,31 @@ import Testing
         #expect(child.output.hasSuffix("stopped\n"))
     }
 
+    /// White-screen recovery is on: the web process killed (SIGKILL, so WebKit reports a crash), the page comes
+    /// back by itself and says so.
+    @Test func aKilledWebProcessIsRecovered() async throws {
+        let display = try TestDisplay()
+        let site = try RunFixture.site(marker: "marker-1")
+        defer { try? FileManager.default.removeItem(at: site) }
+        let child = try LiveChild(
+            try hybrid(), arguments: ["run", site.path, "--exit-after", "120"],
+            environment: RunFixture.displayEnvironment(display.name))
+        defer { child.stop() }
+        let loaded = await child.waitForOutput(limit: .seconds(60)) { $0.contains("page    marker-1") }
+        try #require(loaded, "the page never loaded: \(child.output)\(child.errors)")
+        let webProcesses = child.children(named: "WebKitWebProces")
+        try #require(!webProcesses.isEmpty, "no WebKitWebProcess started by hybrid run")
+        for process in webProcesses { kill(process, SIGKILL) }
+
+        let recovered = await child.waitForOutput(limit: .seconds(30)) {
+            $0.contains("recover crashed, attempt 1")
+                && $0.components(separatedBy: "page    marker-1").count == 3
+        }
+        #expect(recovered, "no recovery: \(child.output)\(child.errors)")
+        #expect(child.output.contains("ended   the web process ended (crashed)"))
+        #expect(child.isRunning, "hybrid run ended: \(child.errors)")
+    }
+
     @Test func exitAfterClosesTheWindowWithStatusZero() async throws {
         let display = try TestDisplay()
         let site = try RunFixture.site()

@@ -200,6 +200,22 @@ final class LiveChild: @unchecked Sendable {
 
     func terminate() { if isRunning { kill(pid, SIGTERM) } }
 
+    /// The processes this child started whose command name (`/proc/<pid>/comm`, at most 15 bytes) is `name`.
+    func children(named name: String) -> [pid_t] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> pid_t? in
+            guard let candidate = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let comm = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .whitespacesAndNewlines) == name,
+                // `pid (comm) state ppid …`: the parent is the second field after the closing parenthesis.
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == pid ? candidate : nil
+        }
+    }
+
     /// SIGTERM, then SIGKILL if it is still there a second later.
     func stop() {
         guard isRunning else { return }

@@ -15,6 +15,9 @@ enum Terminal {
     }
 
     static func bridgeCall(_ record: BridgeCallRecord) {
+        // The runtime's own modules (`hybrid.cookies`, which `document.cookie` long-polls) are plumbing, not the
+        // app's calls: shown only when they fail.
+        if record.module.hasPrefix("hybrid."), record.error == nil { return }
         let milliseconds =
             Double(record.duration.components.attoseconds) / 1e15
             + Double(record.duration.components.seconds) * 1000
