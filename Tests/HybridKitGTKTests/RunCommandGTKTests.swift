@@ -35,6 +35,8 @@ import Testing
         let output = String(decoding: result.standardOutput, as: UTF8.self)
         #expect(result.exitStatus == 0, "\(output)\n\(String(decoding: result.standardError, as: UTF8.self))")
         #expect(output.contains("UNSIGNED DEVELOPMENT PACKAGE"))
+        // Read back from WebKit's settings of the view.
+        #expect(output.contains("inspect the Web Inspector is on"))
         #expect(output.contains("screenshot \(png)"))
         try expectFixtureRendered(png)
     }

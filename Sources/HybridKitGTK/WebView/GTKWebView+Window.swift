@@ -24,3 +24,11 @@ extension GTKWebView {
             as: WindowCloseCallback.self, callback: handler)
     }
 }
+
+extension GTKWebView {
+    /// Whether the Web Inspector can be opened on this view (WebKit's `enable-developer-extras`, set with
+    /// ``Configuration/developerExtras``): read back from the engine, not from the configuration.
+    public var isInspectable: Bool {
+        !isClosed && webkit_settings_get_enable_developer_extras(webkit_web_view_get_settings(webView)) != 0
+    }
+}

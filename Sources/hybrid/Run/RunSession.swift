@@ -34,6 +34,10 @@ final class RunSession {
             view.windowTitle =
                 "hybrid run — \(source.target)" + (source.package == nil ? "" : " — UNSIGNED DEVELOPMENT PACKAGE")
             view.onWindowClose { [weak self] in self?.closeRequested = true }
+            Terminal.line(
+                view.isInspectable
+                    ? "inspect the Web Inspector is on: right-click the page, Inspect Element"
+                    : "inspect the Web Inspector is off")
         }
     }
 
