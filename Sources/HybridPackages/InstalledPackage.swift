@@ -8,10 +8,19 @@ public final class InstalledPackage: Sendable {
     public let directory: URL
     public let filesByPath: [String: ManifestFileEntry]
     public let prefixes: [URLPrefix]
+    /// Where the files are: `content/` of ``directory`` for an installed version, the directory itself for a
+    /// ``DevelopmentPackage``.
+    private let contentDirectory: URL
 
-    init(manifest: PackageManifest, directory: URL) {
+    convenience init(manifest: PackageManifest, directory: URL) {
+        let content = directory.appendingPathComponent(PackageArchiveLayout.contentDirectory, isDirectory: true)
+        self.init(manifest: manifest, directory: directory, contentDirectory: content)
+    }
+
+    init(manifest: PackageManifest, directory: URL, contentDirectory: URL) {
         self.manifest = manifest
         self.directory = directory
+        self.contentDirectory = contentDirectory
         filesByPath = manifest.filesByPath
         prefixes = manifest.serves.compactMap(URLPrefix.init)
     }
@@ -21,7 +30,6 @@ public final class InstalledPackage: Sendable {
 
     /// Where the bytes of `path` live on disk.
     public func fileURL(for path: String) -> URL {
-        directory.appendingPathComponent(
-            PackageArchiveLayout.contentDirectory + path, isDirectory: false)
+        contentDirectory.appendingPathComponent(path, isDirectory: false)
     }
 }

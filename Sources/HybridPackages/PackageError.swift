@@ -32,6 +32,9 @@ public enum PackageError: Error, Sendable, CustomStringConvertible {
     case diskFull(path: String)
     case fileSystem(operation: String, path: String, reason: String)
     case sourceDirectoryInvalid(String)
+    /// The manifest is a development package's (``DevelopmentPackage``): an unsigned directory served by
+    /// `hybrid run`, never a release.
+    case developmentPackage(id: String)
 
     public var description: String {
         switch self {
@@ -100,6 +103,9 @@ public enum PackageError: Error, Sendable, CustomStringConvertible {
             return "Could not \(operation) '\(path)': \(reason)"
         case .sourceDirectoryInvalid(let reason):
             return "Cannot pack the directory: \(reason)"
+        case .developmentPackage(let id):
+            return
+                "'\(id)' is a development package (an unsigned directory served by `hybrid run`), which is never installed; build a release with `hybrid pack --key`."
         }
     }
 }

@@ -20,6 +20,10 @@ public struct PackageManifest: Sendable, Hashable, Codable {
     public var files: [ManifestFileEntry]
     /// Present only in diff packages.
     public var diff: DiffDescriptor?
+    /// Present only in the manifest of a development package (``DevelopmentPackage``): a directory served as it
+    /// is, unsigned. Such a manifest never validates (``validate()`` refuses it), so no installer, store or
+    /// verifier accepts one, even signed with a trusted key.
+    public var development: Bool?
 
     public init(
         id: String, version: SemanticVersion, minimumContainerVersion: SemanticVersion,
@@ -70,8 +74,15 @@ public struct PackageManifest: Sendable, Hashable, Codable {
         Dictionary(files.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Checks everything that does not need the zip: paths, duplicates, entry page, hashes, diff consistency.
+    /// Checks everything that does not need the zip: paths, duplicates, entry page, hashes, diff consistency,
+    /// and that it is not a development package's manifest.
     public func validate() throws(PackageError) {
+        guard development == nil else { throw .developmentPackage(id: id) }
+        try validateContents()
+    }
+
+    /// What ``validate()`` checks except the development marker: a ``DevelopmentPackage`` is held to the rest.
+    func validateContents() throws(PackageError) {
         guard formatVersion == Self.currentFormatVersion else {
             throw .unsupportedFormatVersion(formatVersion, supported: Self.currentFormatVersion)
         }

@@ -5,12 +5,13 @@ import Foundation
 /// Reads the store's current snapshot on every call, so an activation or rollback takes effect on the next
 /// request without rebuilding the resolver.
 public struct PackageResolver: Sendable {
-    public let store: PackageStore
+    /// A ``PackageStore``, or a ``DevelopmentPackage``.
+    public let store: any PackageSnapshotSource
     /// When a path under a package's prefix names no file and looks like a route (no extension in its last
     /// component), serve the entry page so client-side routers work.
     public let spaFallback: Bool
 
-    public init(store: PackageStore, spaFallback: Bool = false) {
+    public init(store: any PackageSnapshotSource, spaFallback: Bool = false) {
         self.store = store
         self.spaFallback = spaFallback
     }

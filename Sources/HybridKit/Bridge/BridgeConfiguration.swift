@@ -11,6 +11,9 @@ public struct BridgeConfiguration: Sendable {
     public var limits = BridgeLimits()
     /// With `false`, pages' calls wait (queued in the page) until ``BridgeEngine/markReady()``.
     public var startsReady = true
+    /// Told of every page → native call once it is answered (or refused), on the bridge's executor: keep it
+    /// short. Nil (the default): nothing is told.
+    public var callObserver: (@Sendable (BridgeCallRecord) -> Void)?
 
     public init() {}
 }

@@ -98,11 +98,15 @@ public actor BridgeEngine {
         var token: String?
     }
 
-    /// What telemetry needs to know about a call when it is answered.
+    /// What telemetry and the call observer need to know about a call when it is answered.
     private struct CallOrigin: Sendable {
         /// A module the host registered, or `-`: never a name the page made up.
         let module: String
         let started: ContinuousClock.Instant
+        /// The call as the page made it, for ``BridgeConfiguration/callObserver`` (not the message itself,
+        /// whose payload may be megabytes).
+        let requested: (module: String, method: String)
+        let sender: Sender
     }
 
     /// Attaches a bridge to `engine`: registers its message handlers and injects the runtime at document
@@ -320,11 +324,13 @@ public actor BridgeEngine {
         } catch {
             finish(
                 key, frame: inbound.frame, reply: reply, outcome: .failure(error),
-                origin: CallOrigin(module: "-", started: started))
+                origin: CallOrigin(
+                    module: "-", started: started, requested: (inbound.module, inbound.method), sender: sender))
             return
         }
         statistics.calls += 1
-        let origin = CallOrigin(module: target.module.name, started: started)
+        let origin = CallOrigin(
+            module: target.module.name, started: started, requested: (inbound.module, inbound.method), sender: sender)
         let context = CallContext(
             module: target.module.name, method: target.name, origin: sender.origin, originVerified: sender.verified,
             isMainFrame: sender.isMainFrame, page: page, bridge: self)
@@ -411,6 +417,7 @@ public actor BridgeEngine {
             guard calls.removeValue(forKey: key) != nil else { return }
         }
         let message: String
+        var errorCode: BridgeError.Code?
         switch outcome {
         case .success(let json):
             statistics.succeeded += 1
@@ -421,6 +428,14 @@ public actor BridgeEngine {
             let error = pageError(for: error)
             metrics.answered(module: origin.module, outcome: error.code.rawValue, started: origin.started)
             message = OutboundMessage.failure(token: key.token, id: key.id, error: error)
+            errorCode = error.code
+        }
+        if let observer = configuration.callObserver {
+            observer(
+                BridgeCallRecord(
+                    module: origin.requested.module, method: origin.requested.method, origin: origin.sender.origin,
+                    originVerified: origin.sender.verified, isMainFrame: origin.sender.isMainFrame, error: errorCode,
+                    duration: ContinuousClock.now - origin.started))
         }
         deliver(message, reply: reply, frame: frame)
     }

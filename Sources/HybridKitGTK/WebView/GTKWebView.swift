@@ -41,7 +41,7 @@ public final class GTKWebView: WebEngine {
     public private(set) static var liveCount = 0
 
     let webView: UnsafeMutablePointer<WebKitWebView>
-    private let window: UnsafeMutablePointer<GtkWidget>
+    let window: UnsafeMutablePointer<GtkWidget>
     private let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
     private var messageHandlers: [String: (handler: any ScriptMessageHandler, signal: gulong, replies: Bool)] = [:]
     private var schemeHandlers: [String: any SchemeHandler] = [:]

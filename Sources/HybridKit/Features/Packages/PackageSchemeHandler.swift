@@ -52,8 +52,9 @@ public final class PackageSchemeHandler: SchemeHandler {
     ///   - network: fetches what no package serves.
     ///   - chunkSize: how much of a package file is read and sent at a time.
     public init(
-        store: PackageStore, route: OfflineRoute, hop: @escaping EngineHop, navigate: EngineNavigator? = nil,
-        spaFallback: Bool = false, network: any NetworkFetching = URLSessionNetworkFetcher(),
+        store: any PackageSnapshotSource, route: OfflineRoute, hop: @escaping EngineHop,
+        navigate: EngineNavigator? = nil, spaFallback: Bool = false,
+        network: any NetworkFetching = URLSessionNetworkFetcher(),
         chunkSize: Int = 256 * 1024
     ) {
         self.navigate = navigate

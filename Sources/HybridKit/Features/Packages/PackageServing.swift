@@ -3,10 +3,13 @@ import HybridPackages
 
 /// Offline packages for a page, as a ``PageFeature``: which store, under which scheme and prefixes.
 ///
+/// The store is usually a ``PackageStore``; `hybrid run` gives a ``DevelopmentPackage``, a directory served as
+/// it is.
+///
 /// It serves the route's scheme with a ``PackageSchemeHandler`` (package files, misses from the network) and
 /// tells the handler which loads are main documents, so a redirect moves the view.
 public struct PackageServing: PageFeature {
-    public var store: PackageStore
+    public var store: any PackageSnapshotSource
     public var route: OfflineRoute
     public var spaFallback: Bool
     /// Main documents follow redirects by moving the view to the final URL (see ``PackageSchemeHandler``).
@@ -23,8 +26,9 @@ public struct PackageServing: PageFeature {
     public var developmentOrigin: DevelopmentOrigin?
 
     public init(
-        store: PackageStore, route: OfflineRoute, spaFallback: Bool = false, movesMainDocumentOnRedirect: Bool = true,
-        network: (any NetworkFetching)? = nil, developmentOrigin: DevelopmentOrigin? = nil
+        store: any PackageSnapshotSource, route: OfflineRoute, spaFallback: Bool = false,
+        movesMainDocumentOnRedirect: Bool = true, network: (any NetworkFetching)? = nil,
+        developmentOrigin: DevelopmentOrigin? = nil
     ) {
         self.store = store
         self.route = route
