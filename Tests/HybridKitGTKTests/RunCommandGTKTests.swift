@@ -57,6 +57,28 @@ import Testing
         try expectFixtureRendered(png)
     }
 
+    /// The starter app's pages (Examples/Shop), as its developer opens them: a window on a display, the page
+    /// rendered (its background fills the window), and a terminal line for its first call to the `cart` module,
+    /// which `hybrid run`'s sample modules do not have.
+    @Test func theShopExampleOpensInAWindow() async throws {
+        let display = try TestDisplay()
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let web = repository.appendingPathComponent("Examples/Shop/Sources/Shop/web")
+        #expect(FileManager.default.fileExists(atPath: web.appendingPathComponent("index.html").path))
+        let png = screenshot()
+        defer { try? FileManager.default.removeItem(atPath: png) }
+        let result = try await ChildProcess.run(
+            try hybrid(), arguments: ["run", web.path, "--screenshot", png],
+            environment: RunFixture.displayEnvironment(display.name))
+        let output = String(decoding: result.standardOutput, as: UTF8.self)
+        #expect(result.exitStatus == 0, "\(output)\(String(decoding: result.standardError, as: UTF8.self))")
+        #expect(output.contains("cart.add"), "no line for the page's cart call: \(output)")
+        // The shop's background, #fdf6ec.
+        let pixels = try #require(RunFixture.fillPixels(of: png, fill: (0xfd, 0xf6, 0xec)), "\(png) is not a PNG")
+        #expect(pixels.matching * 2 > pixels.total, "only \(pixels.matching) of \(pixels.total) pixels show the shop")
+    }
+
     /// In a window: one line per bridge call (page-made names escaped) and per failed request; editing a file
     /// reloads the page with the new content.
     @Test func editingAFileReloadsThePage() async throws {

@@ -37,8 +37,10 @@ enum RunFixture {
         return directory
     }
 
-    /// How many pixels of the PNG at `path` are the fixture's colour, and how many there are.
-    static func fillPixels(of path: String) -> (matching: Int, total: Int)? {
+    /// How many pixels of the PNG at `path` are `fill` (the fixture's colour by default), and how many there are.
+    static func fillPixels(
+        of path: String, fill: (r: UInt8, g: UInt8, b: UInt8) = RunFixture.fill
+    ) -> (matching: Int, total: Int)? {
         let surface = cairo_image_surface_create_from_png(path)
         defer { cairo_surface_destroy(surface) }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface)
