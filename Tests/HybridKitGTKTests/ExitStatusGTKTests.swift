@@ -28,16 +28,7 @@ import Testing
             if let display = output.split(separator: " ").last { displays.insert(String(display).trimmed) }
         }
         #expect(failures.isEmpty, "\(failures.count) of 30 runs: \(failures.joined(separator: "\n"))")
-        // Xvfb removes its socket when it ends; `-terminate` ends it once the app's connection is gone.
-        for display in displays {
-            let socket = "/tmp/.X11-unix/X" + display.dropFirst()
-            var gone = false
-            for _ in 0..<100 where !gone {
-                gone = !FileManager.default.fileExists(atPath: socket)
-                if !gone { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            #expect(gone, "the Xvfb of display \(display) outlived its app (\(socket) still exists)")
-        }
+        for display in displays { try await expectXvfbEnds(display) }
     }
 }
 
@@ -58,16 +49,20 @@ extension ExitStatusGTKTests {
             guard lines.count == 2, let display = lines[0].split(separator: " ").last else { continue }
             #expect(lines[0].hasPrefix("answer 42 on display :"))
             #expect(lines[1] == "after shutDown: \(GTKRuntimeError.shutDown.description)", "run \(run)")
-            // Xvfb removes its socket when it ends; `-terminate` ends it once the app's connection is gone.
-            let socket = "/tmp/.X11-unix/X" + display.dropFirst()
-            var gone = false
-            for _ in 0..<100 where !gone {
-                gone = !FileManager.default.fileExists(atPath: socket)
-                if !gone { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            #expect(gone, "the Xvfb of display \(display) outlived its app (\(socket) still exists)")
+            try await expectXvfbEnds(String(display))
         }
     }
+}
+
+/// Xvfb removes its socket when it ends; `-terminate` ends it once the app's connection is gone.
+private func expectXvfbEnds(_ display: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let socket = "/tmp/.X11-unix/X" + display.dropFirst()
+    var gone = false
+    for _ in 0..<100 where !gone {
+        gone = !FileManager.default.fileExists(atPath: socket)
+        if !gone { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    #expect(gone, "the Xvfb of display \(display) outlived its app (\(socket) still exists)", sourceLocation: sourceLocation)
 }
 
 extension String {
