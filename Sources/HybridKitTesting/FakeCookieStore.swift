@@ -2,7 +2,7 @@ import Foundation
 import HybridKit
 import Synchronization
 
-/// An in-memory ``EngineCookieStore`` that reports changes as engines do (after the fact, without saying what
+/// An in-memory `EngineCookieStore` that reports changes as engines do (after the fact, without saying what
 /// changed) and counts writes, so tests can see echo loops.
 ///
 /// It is not an RFC 6265 store: `cookies(for:)` returns every cookie whatever the URL, and cookies are keyed by

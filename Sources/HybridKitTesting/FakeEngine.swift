@@ -2,7 +2,7 @@ import Foundation
 import HybridKit
 import Synchronization
 
-/// A ``WebEngine`` that runs on the main actor, loads nothing and records what it is asked, for unit tests of
+/// A `WebEngine` that runs on the main actor, loads nothing and records what it is asked, for unit tests of
 /// code written against the port (containers, pages, bridges, features) without a real engine.
 ///
 /// Every requirement is called on the main actor, as the port demands of ``executor``. Tests read what the core

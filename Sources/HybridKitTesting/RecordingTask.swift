@@ -2,7 +2,7 @@ import Foundation
 import HybridKit
 import Synchronization
 
-/// A ``SchemeTask`` that records what a handler does to it, for unit tests of ``SchemeHandler``s.
+/// A `SchemeTask` that records what a handler does to it, for unit tests of `SchemeHandler`s.
 ///
 /// Thread-safe, so a test may run a handler's hops inline on whatever queue the handler reads from. It records
 /// every call, including calls a real task would ignore (after it ended), so tests can catch them.

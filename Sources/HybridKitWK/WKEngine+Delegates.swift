@@ -151,7 +151,7 @@
         }
     }
 
-    /// Resumes the WebKit dialog call once; later answers are ignored (``ScriptDialogReply``'s contract). A reply
+    /// Resumes the WebKit dialog call once; later answers are ignored (`ScriptDialogReply`'s contract). A reply
     /// dropped unanswered answers with the defaults, so WebKit's completion handler is always called.
     @MainActor
     final class WKScriptDialogReply: ScriptDialogReply {

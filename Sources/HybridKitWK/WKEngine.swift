@@ -37,10 +37,11 @@
         nonisolated static let logger = Logger(label: "hybrid.wk")
 
         /// - Parameters:
+        ///   - configuration: the web view's configuration; the schemes' handlers and `settings` are added to it.
         ///   - schemes: custom schemes this view will serve; WKWebView cannot add one later. Handlers are set
         ///     with ``setSchemeHandler(_:forScheme:)``; until then a request to the scheme fails as not found.
         ///   - settings: applied to `configuration` before the view is made (WKWebView copies it at creation).
-        /// - Throws: ``EngineError/schemeNotAllowed(_:)`` for a scheme WebKit handles itself (http, https, file…)
+        /// - Throws: `EngineError.schemeNotAllowed` for a scheme WebKit handles itself (http, https, file…)
         ///   or one `configuration` already has a handler for — WebKit would raise an exception for either.
         public init(
             configuration: WKWebViewConfiguration = WKWebViewConfiguration(), schemes: Set<String> = [],

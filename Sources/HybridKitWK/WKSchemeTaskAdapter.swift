@@ -49,7 +49,7 @@
 
     /// One WKURLSchemeTask behind the port's SchemeTask. WebKit raises an Objective-C exception for a call out of
     /// order (data before a response, finishing without one, a response after data, anything after the task ended
-    /// or was stopped); ``SchemeTaskOrder`` turns each into a dropped call, or for a finish without a response a
+    /// or was stopped); `SchemeTaskOrder` turns each into a dropped call, or for a finish without a response a
     /// failed request, logged and kept in ``violations``.
     @MainActor
     final class WKSchemeTaskAdapter: SchemeTask {
@@ -142,7 +142,7 @@
 
         /// The request as the port sees it. WebKit hands XHR and fetch bodies over as `httpBodyStream` (and form
         /// posts as `httpBody`); the handler is asked first whether the body may be read at all
-        /// (``SchemeHandler/mayReadBody(of:)``), as on WebKitGTK.
+        /// (`SchemeHandler/mayReadBody(of:)`), as on WebKitGTK.
         nonisolated static func engineRequest(_ urlRequest: URLRequest, mayReadBody: (EngineRequest) -> Bool)
             -> EngineRequest
         {

@@ -11,7 +11,7 @@ import HybridKit
 /// dispatch queue rather than on a thread of the cooperative pool.
 ///
 /// DNS rebinding (a name answering a public address to this check and a private one a moment later) is closed by
-/// connecting plain-http hops to the vetted addresses themselves (``ConnectionTarget``); https hops need the
+/// connecting plain-http hops to the vetted addresses themselves (`ConnectionTarget`); https hops need the
 /// certificate to match the name, which a device on the user's network cannot present.
 public struct GetAddrInfoResolver: HostResolving {
     public init() {}

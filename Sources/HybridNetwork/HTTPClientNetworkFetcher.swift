@@ -5,14 +5,14 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// A ``NetworkFetching`` on AsyncHTTPClient that streams a request body with a known Content-Length while it is
-/// still arriving (``EngineRequest/bodySource``: the request hooks' body by id, sent while the page uploads), and
+/// A `NetworkFetching` on AsyncHTTPClient that streams a request body with a known Content-Length while it is
+/// still arriving (`EngineRequest/bodySource`: the request hooks' body by id, sent while the page uploads), and
 /// never copies a body whole into the client (it goes out in slices, from the stored bytes).
 ///
-/// Redirects as HybridKit's `URLSessionNetworkFetcher` follows them: hop by hop with ``RedirectRule`` (307/308 re-send the
+/// Redirects as HybridKit's `URLSessionNetworkFetcher` follows them: hop by hop with `RedirectRule` (307/308 re-send the
 /// method and body — read again from the start —, 301/302 turn a POST into a GET, 303 a GET without body,
-/// Authorization dropped across origins), up to ``RedirectRule/limit``; with `followRedirects` false the 3xx is the
-/// response. The final response carries ``SchemeResponse/redirection`` when redirects led to it. No cookies of its
+/// Authorization dropped across origins), up to `RedirectRule/limit`; with `followRedirects` false the 3xx is the
+/// response. The final response carries `SchemeResponse/redirection` when redirects led to it. No cookies of its
 /// own: with a cookie handler each hop carries the handler's `Cookie` header for its URL and every `Set-Cookie`
 /// (redirects' included) goes to the handler, never to the engine. Gzip and deflate are decoded here, as URLSession
 /// does.
@@ -26,7 +26,7 @@ public struct HTTPClientNetworkFetcher: NetworkFetching {
         client = FetcherHTTPClient.shared
     }
 
-    /// Streams ``EngineRequest/bodySource`` as it arrives.
+    /// Streams `EngineRequest/bodySource` as it arrives.
     public var readsBodySource: Bool { true }
 
     public func fetch(

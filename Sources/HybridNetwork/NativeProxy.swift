@@ -15,6 +15,7 @@ public struct NativeProxy: RequestProxying {
     private let client: HTTPClient
 
     /// - Parameters:
+    ///   - policy: which hosts and addresses the proxy may reach, and its size and time limits.
     ///   - cookies: the cookie jar's seam; nil sends no cookies and drops every Set-Cookie.
     ///   - resolver: how host names are resolved for the address check (the system resolver by default).
     public init(

@@ -21,7 +21,7 @@ enum ProxyBody: Sendable {
     }
 }
 
-/// A body in hand as a ``RequestBodySource``, so it goes out in slices like one still arriving.
+/// A body in hand as a `RequestBodySource`, so it goes out in slices like one still arriving.
 struct DataBodySource: RequestBodySource {
     let data: Data
     var count: Int { data.count }

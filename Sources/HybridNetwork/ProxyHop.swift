@@ -2,7 +2,7 @@ import Foundation
 import HybridKit
 
 /// One request of a redirect chain as the proxy will send it: the page's request after the safety rules, then
-/// rewritten by each redirect by ``RedirectRule`` (shared with the package handler's network fallback).
+/// rewritten by each redirect by `RedirectRule` (shared with the package handler's network fallback).
 typealias ProxyHop = RedirectHop
 
 extension RedirectHop {

@@ -5,9 +5,16 @@ import Foundation
 public struct PackageDiffBuilder: Sendable {
     public init() {}
 
+    /// Writes the diff that updates `oldPackage` to `newPackage` to `output` and returns its manifest.
+    ///
     /// - Parameters:
+    ///   - oldPackage: the installed (base) full package; the diff only applies on top of exactly its contents.
+    ///   - newPackage: the full package the diff updates to.
+    ///   - keyPair: signs the diff, which is a package of its own.
+    ///   - output: where the diff zip is written.
     ///   - inputKey: verifies both input packages before anything is derived from them; defaults to the
     ///     signing key's public half, since both versions are normally signed by it.
+    ///   - progress: hears each changed file as it is copied into the diff (bytes done of the changed bytes).
     @discardableResult
     public func buildDiff(
         from oldPackage: URL, to newPackage: URL, keyPair: PackageKeyPair, output: URL,

@@ -26,7 +26,12 @@ public final class PackageStore: Sendable {
     /// Opens (creating if needed) the store at `root` and repairs it: leftover staging directories are removed,
     /// damaged versions discarded, and pointers to damaged versions moved back to the newest intact one.
     ///
-    /// - Parameter trustedKey: when given, every installed manifest's signature is re-checked on open.
+    /// - Parameters:
+    ///   - root: the store's directory.
+    ///   - keepVersions: how many activated versions garbage collection keeps (the active one included; at least 1).
+    ///   - trustedKey: when given, every installed manifest's signature is re-checked on open.
+    ///   - integrityCheck: how thoroughly installed versions are checked on open (sizes, or every file re-hashed).
+    ///   - clock: the time activations are recorded with (a fixed clock in tests).
     public init(
         root: URL, keepVersions: Int = 3, trustedKey: PackageVerificationKey? = nil,
         integrityCheck: StoreIntegrityCheck = .sizes, clock: any PackageClock = SystemPackageClock()

@@ -1,5 +1,4 @@
 import Foundation
-import HybridKit
 import HybridPackages
 
 /// Builds the release document of one package id from the catalog: the newest full package, plus every diff

@@ -1,5 +1,4 @@
 import Foundation
-import HybridKit
 import Hummingbird
 import HummingbirdCore
 import Logging

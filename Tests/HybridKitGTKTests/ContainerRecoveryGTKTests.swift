@@ -50,7 +50,8 @@ extension ContainerGTKTests {
         }
 
         /// A page loaded from an HTML string (no URL to reload) comes back from the same HTML after its web
-        /// process dies, with its base URL, as the README promises.
+        /// process dies, with its base URL, as the White-screen recovery article
+        /// (Sources/HybridKit/HybridKit.docc/WhiteScreenRecovery.md) promises.
         @Test @GTKActor func anHTMLStringPageComesBackFromItsHTML() async throws {
             let events = PagePosts()
             let container = try Self.makeContainer(events)

@@ -18,7 +18,8 @@ import Testing
         """
 
     @Test @GTKActor func externalSchemesAndNewWindowsReachTheHostAndThePageStays() async throws {
-        // The README's telemetry: the decisions are counted and logged under hybrid.navigation.
+        // As the Telemetry article (Sources/HybridKit/HybridKit.docc/Telemetry.md) says: the decisions are counted
+        // and logged under hybrid.navigation.
         let metrics = MetricsSummary.installed()
         let logs = LogCapture.installed()
         let external = metrics.total(HybridMetrics.navigationPolicy, where: [("outcome", "external")])

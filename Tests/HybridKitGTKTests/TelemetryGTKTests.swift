@@ -9,11 +9,11 @@ import HybridKitGTK
 import HybridTour
 import Testing
 
-/// Every metric and log label the README's *Telemetry* section names is reported by a real run: the demo tour
-/// (bridge, package, redirect, recovery, pool, request bodies by id and through the native proxy, cookies,
-/// remote config) in WebKitGTK.
+/// Every metric and log label the Telemetry article (Sources/HybridKit/HybridKit.docc/Telemetry.md) names is
+/// reported by a real run: the demo tour (bridge, package, redirect, recovery, pool, request bodies by id and through
+/// the native proxy, cookies, remote config) in WebKitGTK.
 @Suite(.serialized) struct TelemetryGTKTests {
-    /// The metrics the README names, with what each must have counted in the tour.
+    /// The metrics the Telemetry article names, with what each must have counted in the tour.
     static let metrics: [(label: String, dimensions: [(String, String)])] = [
         (HybridMetrics.bridgeCalls, [("outcome", "ok")]),
         (HybridMetrics.packageRequests, [("outcome", "hit")]),
@@ -24,8 +24,8 @@ import Testing
         (HybridMetrics.cookieSync, [("direction", "to_engine")]),
     ]
     static let timers = [HybridMetrics.bridgeCallDuration, HybridMetrics.bodyUploadDuration]
-    /// The log labels the README names (`hybrid.navigation` is checked with the navigation policy, which the
-    /// tour does not exercise: NavigationPolicyGTKTests).
+    /// The log labels the Telemetry article names (`hybrid.navigation` is checked with the navigation policy, which
+    /// the tour does not exercise: NavigationPolicyGTKTests).
     static let logLabels = [
         "hybrid.bridge", "hybrid.packages", "hybrid.container", "hybrid.recovery", "hybrid.network", "hybrid.config",
         "hybrid.remote-config",

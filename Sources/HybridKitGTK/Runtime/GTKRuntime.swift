@@ -6,7 +6,7 @@ import Synchronization
 /// Owns GTK's thread: a thread that iterates GLib's default main context for the life of the process,
 /// plus the headless set-up (environment, a virtual display when there is none) and `gtk_init`.
 ///
-/// The loop runs from first use, so ``GTKActor`` code can always be scheduled; ``start()`` must succeed
+/// The loop runs from first use, so ``GTKActor`` code can always be scheduled; ``start(_:)`` must succeed
 /// before any web view is created. It is idempotent, thread-safe, and may be called on the GTK thread.
 public final class GTKRuntime: Sendable {
     public static let shared = GTKRuntime()

@@ -7,7 +7,7 @@ typealias DownloadStartedCallback = @GTKActor (UnsafeMutablePointer<WebKitDownlo
 typealias DecideDestinationCallback = @GTKActor (UnsafeMutablePointer<WebKitDownload>, String?) -> Bool
 
 /// Downloads start on the shared context, not on a view: this routes each one to the view it came from, as an
-/// ``EngineDownload`` for its UI delegate, and cancels it. The engine never writes a download to disk itself;
+/// `EngineDownload` for its UI delegate, and cancels it. The engine never writes a download to disk itself;
 /// the host fetches it natively if it wants it.
 @GTKActor
 final class GTKDownloads {

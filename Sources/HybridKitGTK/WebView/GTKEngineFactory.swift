@@ -1,7 +1,7 @@
 import Foundation
 import HybridKit
 
-/// Makes WebKitGTK views for containers and pools. ``GTKRuntime/start()`` must have succeeded.
+/// Makes WebKitGTK views for containers and pools. ``GTKRuntime/start(_:)`` must have succeeded.
 public struct GTKEngineFactory: WebEngineFactory {
     public var configuration: GTKWebView.Configuration
 

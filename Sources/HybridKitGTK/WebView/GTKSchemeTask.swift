@@ -2,7 +2,7 @@ import CWebKitGTK
 import Foundation
 import HybridKit
 
-/// One request to a custom scheme, answered through the port's ``SchemeTask`` calls.
+/// One request to a custom scheme, answered through the port's `SchemeTask` calls.
 ///
 /// A response finished in the same turn it was started (the common case: a file from a package) goes out
 /// as one in-memory stream. A response still open at the end of the turn switches to a pipe whose read end

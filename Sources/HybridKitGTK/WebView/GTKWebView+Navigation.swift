@@ -9,7 +9,7 @@ typealias TerminatedCallback = @GTKActor (WebKitWebProcessTerminationReason) -> 
 typealias UserMessageCallback = @GTKActor (UnsafeMutablePointer<WebKitUserMessage>) -> Bool
 
 extension GTKWebView {
-    /// Connects the view's navigation signals to ``NavigationDelegate``. Each callback holds the view weakly.
+    /// Connects the view's navigation signals to `NavigationDelegate`. Each callback holds the view weakly.
     func connectNavigationSignals() {
         let view = UnsafeMutableRawPointer(webView)
 

@@ -2,7 +2,7 @@ import CWebKitGTK
 import HybridKit
 
 extension GTKWebView {
-    /// Applies the settings that must be in place before the view exists (``WebViewSettings``).
+    /// Applies the settings that must be in place before the view exists (`WebViewSettings`).
     static func applyCreationSettings(_ values: WebViewSettings, to settings: UnsafeMutablePointer<WebKitSettings>) {
         if let value = values.mediaPlaybackRequiresUserGesture {
             webkit_settings_set_media_playback_requires_user_gesture(settings, value ? 1 : 0)

@@ -8,7 +8,7 @@ typealias MessageCallback = @GTKActor (OpaquePointer?) -> Void
 /// The WebKitGTK implementation of the port: one `WebKitWebView` in its own top-level window.
 ///
 /// All state lives on ``GTKActor``. The port's requirements are nonisolated (the core calls them from
-/// actors that share GTK's executor) and enter GTK isolation with ``GTKActor/run(_:)``, which checks the
+/// actors that share GTK's executor) and enter GTK isolation with `GTKActor.run(_:)`, which checks the
 /// thread instead of trusting it.
 @GTKActor
 public final class GTKWebView: WebEngine {
@@ -56,7 +56,7 @@ public final class GTKWebView: WebEngine {
     private lazy var cookies = GTKCookieStore(
         manager: webkit_web_context_get_cookie_manager(GTKWebContext.shared.context))
 
-    /// Creates a web view. ``GTKRuntime/start()`` must have succeeded.
+    /// Creates a web view. ``GTKRuntime/start(_:)`` must have succeeded.
     public init(configuration: Configuration = Configuration()) {
         guard let manager = webkit_user_content_manager_new() else { fatalError("out of memory") }
         contentManager = manager
@@ -346,7 +346,7 @@ public final class GTKWebView: WebEngine {
     var currentDelegate: (any NavigationDelegate)? { delegate }
 
     /// The user agent in effect (the engine's own until set): the value native requests made for this page
-    /// should send too (``ProxiedRequest/settingUserAgent(_:)``).
+    /// should send too (`ProxiedRequest/settingUserAgent(_:)`).
     public nonisolated var customUserAgent: String? {
         get { GTKActor.run { borrowGString(webkit_settings_get_user_agent(webkit_web_view_get_settings(webView))) } }
         set { GTKActor.run { webkit_settings_set_user_agent(webkit_web_view_get_settings(webView), newValue) } }

@@ -5,7 +5,7 @@ import Synchronization
 /// What a conformance case drives: engines made by the host's factory, a recording navigation and UI delegate,
 /// and a scheme handler serving the case's pages under `conformance://host/`.
 ///
-/// An actor on the engine's executor, so a case calls the port as the port demands (on ``WebEngine/executor``)
+/// An actor on the engine's executor, so a case calls the port as the port demands (on `WebEngine/executor`)
 /// with no hops.
 actor ConformanceRig {
     static let scheme = "conformance"
@@ -127,7 +127,7 @@ actor ConformanceRig {
         try await waitUntil("didFinishNavigation after loadHTML") { events.finishCount > before }
     }
 
-    /// Waits (5 s at most) until ``WebEngine/title`` is `title`. WebKitGTK may still report the old or an empty
+    /// Waits (5 s at most) until `WebEngine/title` is `title`. WebKitGTK may still report the old or an empty
     /// title right after didFinishNavigation: the title is the engine's property, not part of the load.
     func waitForTitle(_ title: String) async throws {
         let engine = try engine()

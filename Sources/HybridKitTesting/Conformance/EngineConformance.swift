@@ -6,7 +6,7 @@ import HybridKit
 /// Kept small and engine-neutral so every adapter (WebKitGTK, WKWebView, a stand-in) can provide it in a few
 /// lines. Everything else a case needs it builds from the port itself: it runs on the factory's `executor`.
 public protocol EngineConformanceHost: Sendable {
-    /// A factory whose engines are created with `settings` (``WebViewSettings`` only take effect at creation).
+    /// A factory whose engines are created with `settings` (`WebViewSettings` only take effect at creation).
     /// The runtime behind it must already run. Called off the engine's executor.
     func makeFactory(settings: WebViewSettings) throws -> any WebEngineFactory
 
@@ -82,7 +82,7 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
 }
 
 /// The engine conformance suite: every behaviour of the port (Sources/HybridKit/Engine), written once against
-/// ``WebEngineFactory`` and run against each adapter.
+/// `WebEngineFactory` and run against each adapter.
 ///
 /// From Swift Testing:
 /// ```swift

@@ -1,5 +1,4 @@
 import Foundation
-import HybridPackages
 
 /// The JSON of `GET /v1/packages/<id>/latest`: `{id, version, full: {url, size, sha256}, diffs: [{from, url,
 /// size, sha256}]}`. Shared by the server (which writes it) and `HTTPUpdateClient` (which reads it), so the two
