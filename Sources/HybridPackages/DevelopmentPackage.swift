@@ -55,8 +55,11 @@ public final class DevelopmentPackage: PackageSnapshotSource {
     }
 
     /// - Parameters:
+    ///   - directory: the app's files, served in place.
     ///   - serves: the URL prefixes it answers for, as a release's manifest would say.
     ///   - entry: the page opened first; it must exist.
+    ///   - id: the package id it is served under.
+    ///   - limits: how many files and bytes the directory may hold.
     public init(
         directory: URL, serves: [String], entry: String = "index.html", id: String = "development",
         limits: Limits = Limits()

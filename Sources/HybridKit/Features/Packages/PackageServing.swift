@@ -3,7 +3,7 @@ import HybridPackages
 
 /// Offline packages for a page, as a ``PageFeature``: which store, under which scheme and prefixes.
 ///
-/// The store is usually a ``PackageStore``; `hybrid run` gives a ``DevelopmentPackage``, a directory served as
+/// The store is usually a `PackageStore`; `hybrid run` gives a `DevelopmentPackage`, a directory served as
 /// it is.
 ///
 /// It serves the route's scheme with a ``PackageSchemeHandler`` (package files, misses from the network) and
