@@ -79,8 +79,21 @@ final class NginxServer {
         let arguments = [nginx.path, "-c", configURL.path, "-p", d + "/", "-e", "\(d)/error.log"]
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        // Spawned from a worker thread whose signal mask blocks SIGTERM; nginx in single-process mode keeps the
+        // mask it inherits, so the child gets an empty mask and default handlers or it would ignore `stop()`.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, nginx.path, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&child, nginx.path, &actions, &attributes, argv, environ)
         guard spawned == 0 else { throw Failure.spawnFailed(spawned) }
         pid = child
         for _ in 0..<200 {
@@ -107,6 +120,12 @@ final class NginxServer {
         stopped = true
         kill(pid, SIGTERM)
         var status: Int32 = 0
+        // Fast shutdown takes milliseconds; never hang a test run on it.
+        for _ in 0..<200 {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(25_000)
+        }
+        kill(pid, SIGKILL)
         _ = waitpid(pid, &status, 0)
     }
 
