@@ -167,6 +167,7 @@ import Testing
             return false
         }
         hostile.append(("empty", Data(), isMalformed))
+        hostile.append(("oversized", Data(repeating: 0x20, count: ReleaseChannelReader.maximumIndexBytes + 1), isMalformed))
         hostile.append(("not JSON", Data("<html>cdn error</html>".utf8), isMalformed))
         hostile.append(("JSON array", Data("[]".utf8), isMalformed))
         hostile.append(("huge number", Data(#"{"algorithm":"ed25519","index":1e999}"#.utf8), isMalformed))

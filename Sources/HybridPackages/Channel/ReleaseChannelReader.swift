@@ -14,6 +14,10 @@ public final class ReleaseChannelReader: Sendable {
         case notModified
     }
 
+    /// An index lists a few releases with a few diffs each (a few KB); anything near this is not one, and is
+    /// refused before it is parsed or kept in the store.
+    public static let maximumIndexBytes = 1 << 20
+
     public let configuration: ReleaseChannelConfiguration
     public let storeRoot: URL
     /// The id that places this install in rollout buckets.
@@ -65,6 +69,10 @@ public final class ReleaseChannelReader: Sendable {
                 try check(index, id: id, source: source)
                 return index
             case .fresh(let data, let entityTag):
+                guard data.count <= Self.maximumIndexBytes else {
+                    throw .malformed(
+                        source: source, reason: "\(data.count) bytes, more than an index may have (\(Self.maximumIndexBytes))")
+                }
                 let index = try SignedReleaseIndex.open(data, trustedKey: configuration.releaseKey, source: source)
                 try check(index, id: id, source: source)
                 let digest = ChannelCheckpoint.digest(data)
