@@ -28,7 +28,8 @@ public struct PublishCommand: ParsableCommand {
 
     @Option(
         name: .customLong("package-key"),
-        help: "Private package key: verifies the packages and signs the diffs built from them (not needed with --refresh).",
+        help:
+            "Private package key: verifies the packages and signs the diffs built from them (not needed with --refresh).",
         completion: .file(extensions: ["private"]))
     var packageKey: String?
 
@@ -60,7 +61,9 @@ public struct PublishCommand: ParsableCommand {
             guard !packages.isEmpty else { throw ValidationError("give at least one package, or --refresh") }
             guard packageKey != nil else { throw ValidationError("--package-key is needed to publish packages") }
         }
-        guard expiresIn.isFinite, expiresIn > 0 else { throw ValidationError("--expires-in must be a positive number of hours") }
+        guard expiresIn.isFinite, expiresIn > 0 else {
+            throw ValidationError("--expires-in must be a positive number of hours")
+        }
     }
 
     public func run() throws {
@@ -87,7 +90,9 @@ public struct PublishCommand: ParsableCommand {
         }
         for index in published {
             let versions = index.versions.isEmpty ? "re-signed" : index.versions.joined(separator: ", ")
-            print("\(index.id) on \(channel): sequence \(index.sequence), \(versions), \(index.diffs) diffs → \(index.path)")
+            print(
+                "\(index.id) on \(channel): sequence \(index.sequence), \(versions), \(index.diffs) diffs → \(index.path)"
+            )
         }
     }
 

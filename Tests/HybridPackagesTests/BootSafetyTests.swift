@@ -77,7 +77,8 @@ import Testing
                     == .serve(try Self.version("2.0.0"), onTrial: true))
         }
         _ = try bootGuard.willOpen(Self.id)
-        if case .rolledBack = try bootGuard.openFailed(Self.id, reason: .notConfirmed) {} else {
+        if case .rolledBack = try bootGuard.openFailed(Self.id, reason: .notConfirmed) {
+        } else {
             Issue.record("the third failure must roll back")
         }
         #expect(store.activeVersion(Self.id) == (try Self.version("1.0.0")))

@@ -139,7 +139,9 @@ import Testing
         }
         let junk = tree.fixture.url("junk.zip")
         try Data("not a zip".utf8).write(to: junk)
-        #expect(throws: ReleasePublishError.self) { try tree.publisher.publish([junk], to: tree.root, options: .init()) }
+        #expect(throws: ReleasePublishError.self) {
+            try tree.publisher.publish([junk], to: tree.root, options: .init())
+        }
         #expect(throws: ReleasePublishError.nothingPublished(channel: "production")) {
             try tree.publisher.refresh(tree.root, channel: "production", validity: 86_400)
         }
@@ -167,7 +169,8 @@ import Testing
             return false
         }
         hostile.append(("empty", Data(), isMalformed))
-        hostile.append(("oversized", Data(repeating: 0x20, count: ReleaseChannelReader.maximumIndexBytes + 1), isMalformed))
+        hostile.append(
+            ("oversized", Data(repeating: 0x20, count: ReleaseChannelReader.maximumIndexBytes + 1), isMalformed))
         hostile.append(("not JSON", Data("<html>cdn error</html>".utf8), isMalformed))
         hostile.append(("JSON array", Data("[]".utf8), isMalformed))
         hostile.append(("huge number", Data(#"{"algorithm":"ed25519","index":1e999}"#.utf8), isMalformed))
@@ -182,26 +185,30 @@ import Testing
         hostile.append(("flipped bit", try flipped.encoded(), { $0 == .signatureInvalid(source: source) }))
         var lyingKeyID = flipped
         lyingKeyID.keyID = "0000000000000000"
-        hostile.append(("lying key id", try lyingKeyID.encoded(), { if case .untrustedKey = $0 { true } else { false } }))
+        hostile.append(
+            ("lying key id", try lyingKeyID.encoded(), { if case .untrustedKey = $0 { true } else { false } }))
         // Validly signed bytes that are not an index, or an index of a format this client does not know.
         let notIndex = try SignedReleaseIndexSigner.sign(Data("{\"hello\":1}".utf8), with: tree.releaseKey)
         hostile.append(("signed non-index", notIndex, isMalformed))
         var future = try SignedReleaseIndex.open(good, trustedKey: tree.releaseKey.verificationKey, source: source)
         future.formatVersion = 2
         hostile.append(("format 2", try SignedReleaseIndex.sign(future, with: tree.releaseKey).encoded(), isMalformed))
-        var otherPackage = try SignedReleaseIndex.open(good, trustedKey: tree.releaseKey.verificationKey, source: source)
+        var otherPackage = try SignedReleaseIndex.open(
+            good, trustedKey: tree.releaseKey.verificationKey, source: source)
         otherPackage.id = "com.example.other"
-        hostile.append((
-            "other package", try SignedReleaseIndex.sign(otherPackage, with: tree.releaseKey).encoded(),
-            { if case .wrongTarget = $0 { true } else { false } }
-        ))
+        hostile.append(
+            (
+                "other package", try SignedReleaseIndex.sign(otherPackage, with: tree.releaseKey).encoded(),
+                { if case .wrongTarget = $0 { true } else { false } }
+            ))
         var otherChannel = otherPackage
         otherChannel.id = Self.id
         otherChannel.channel = "beta"
-        hostile.append((
-            "other channel", try SignedReleaseIndex.sign(otherChannel, with: tree.releaseKey).encoded(),
-            { if case .wrongTarget = $0 { true } else { false } }
-        ))
+        hostile.append(
+            (
+                "other channel", try SignedReleaseIndex.sign(otherChannel, with: tree.releaseKey).encoded(),
+                { if case .wrongTarget = $0 { true } else { false } }
+            ))
 
         for (name, data, matches) in hostile {
             expectIndexError({ _ = try reader.accept(.fresh(data, entityTag: nil), for: Self.id, source: source) }) {
@@ -242,7 +249,8 @@ import Testing
         var same = try SignedReleaseIndex.open(second, trustedKey: tree.releaseKey.verificationKey, source: source)
         same.releases = []
         let equivocating = try SignedReleaseIndex.sign(same, with: tree.releaseKey).encoded()
-        expectIndexError({ _ = try reader.accept(.fresh(equivocating, entityTag: nil), for: Self.id, source: source) }) {
+        expectIndexError({ _ = try reader.accept(.fresh(equivocating, entityTag: nil), for: Self.id, source: source) })
+        {
             $0 == .conflictingIndex(source: source, sequence: 2)
         }
         #expect(try reader.accept(.fresh(second, entityTag: nil), for: Self.id, source: source).sequence == 2)

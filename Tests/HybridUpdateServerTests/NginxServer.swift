@@ -140,7 +140,9 @@ final class NginxServer {
         defer { close(fd) }
         var address = sockaddr_in.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw Failure.spawnFailed(errno) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -22,7 +22,10 @@ struct ReleaseChannelNginxTests {
         #expect(first == .updated(from: nil, to: try ReleaseTreeFixture.version("1.0.0"), viaDiff: false))
         let fullDownloads = events.withLock { $0 }.filter { $0.phase == .downloading }
         #expect(fullDownloads.count > 5, "a 200 kB package in 16 kB ranges reports each range")
-        #expect(zip(fullDownloads, fullDownloads.dropFirst()).allSatisfy { pair in pair.0.completedBytes < pair.1.completedBytes })
+        #expect(
+            zip(fullDownloads, fullDownloads.dropFirst()).allSatisfy { pair in
+                pair.0.completedBytes < pair.1.completedBytes
+            })
         #expect(fullDownloads.last.map { $0.completedBytes == $0.totalBytes } == true)
         #expect(events.withLock { $0 }.contains { $0.phase == .installing })
 
@@ -247,8 +250,10 @@ struct ReleaseChannelNginxTests {
         try await fixture.publish([try fixture.pack("1.0.0")], ["--channel", "beta"])
         try await fixture.publish(
             [try fixture.pack("2.0.0")], ["--channel", "beta", "--min-host-version", "2.0.0"])
-        let old = try fixture.client(storeName: "old-app", channel: "beta", host: try ReleaseTreeFixture.version("1.9.0"))
-        let new = try fixture.client(storeName: "new-app", channel: "beta", host: try ReleaseTreeFixture.version("2.0.0"))
+        let old = try fixture.client(
+            storeName: "old-app", channel: "beta", host: try ReleaseTreeFixture.version("1.9.0"))
+        let new = try fixture.client(
+            storeName: "new-app", channel: "beta", host: try ReleaseTreeFixture.version("2.0.0"))
         #expect(try await old.latestRelease(for: Self.id)?.version == (try ReleaseTreeFixture.version("1.0.0")))
         #expect(try await new.latestRelease(for: Self.id)?.version == (try ReleaseTreeFixture.version("2.0.0")))
         // Production has published nothing: nginx answers 404 and there is no release.

@@ -15,7 +15,8 @@ public final class BootGuard: Sendable {
     private let lock = Mutex<Void>(())
 
     public init(
-        store: PackageStore, policy: BootTrialPolicy = BootTrialPolicy(), clock: any PackageClock = SystemPackageClock(),
+        store: PackageStore, policy: BootTrialPolicy = BootTrialPolicy(),
+        clock: any PackageClock = SystemPackageClock(),
         onRollback: (@Sendable (BootRollback) -> Void)? = nil
     ) {
         self.store = store

@@ -71,7 +71,8 @@ public final class ReleaseChannelReader: Sendable {
             case .fresh(let data, let entityTag):
                 guard data.count <= Self.maximumIndexBytes else {
                     throw .malformed(
-                        source: source, reason: "\(data.count) bytes, more than an index may have (\(Self.maximumIndexBytes))")
+                        source: source,
+                        reason: "\(data.count) bytes, more than an index may have (\(Self.maximumIndexBytes))")
                 }
                 let index = try SignedReleaseIndex.open(data, trustedKey: configuration.releaseKey, source: source)
                 try check(index, id: id, source: source)

@@ -44,7 +44,8 @@ public enum ReleaseIndexError: Error, Sendable, Equatable, CustomStringConvertib
         case .invalidRelease(let source, let reason):
             return "The release index at \(source) lists an unusable release: \(reason)."
         case .storage(let reason):
-            return "Cannot record the accepted release index in the package store: \(reason). Check free space and permissions."
+            return
+                "Cannot record the accepted release index in the package store: \(reason). Check free space and permissions."
         }
     }
 }

@@ -45,7 +45,8 @@ public struct ReleasePublisher: Sendable {
     private let clock: any PackageClock
     private static let oldest = SemanticVersion(major: 0, minor: 0, patch: 0)
 
-    public init(packageKey: PackageKeyPair, releaseKey: PackageKeyPair, clock: any PackageClock = SystemPackageClock()) {
+    public init(packageKey: PackageKeyPair, releaseKey: PackageKeyPair, clock: any PackageClock = SystemPackageClock())
+    {
         self.packageKey = packageKey
         self.releaseKey = releaseKey
         self.clock = clock
@@ -110,7 +111,9 @@ public struct ReleasePublisher: Sendable {
                         minimumHostVersion: options.minimumHostVersion?.description))
                 added.append(version)
             }
-            releases.sort { (SemanticVersion($0.version) ?? Self.oldest) > (SemanticVersion($1.version) ?? Self.oldest) }
+            releases.sort {
+                (SemanticVersion($0.version) ?? Self.oldest) > (SemanticVersion($1.version) ?? Self.oldest)
+            }
             releases = Array(releases.prefix(options.keepReleases))
             let sequence = try writeIndex(
                 id: id, releases: releases, previous: previous, at: indexURL, options: options)
