@@ -115,13 +115,16 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips.
+        // The update server behind `hybrid serve`: releases and range-capable downloads over a directory of zips, and
+        // the static release tree `hybrid publish` writes.
         .target(
             name: "HybridUpdateServer",
             dependencies: [
                 "HybridPackages",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // Entity tags of release-tree indexes (their SHA-256).
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -231,6 +234,8 @@ let package = Package(
             dependencies: [
                 // The HTTP update client talks to the server; HybridTestSupport for hostile zips in its directory.
                 "HybridUpdateServer", "HybridKit", "HybridPackages", "HybridTestSupport",
+                // The release-channel tests serve what the real `hybrid-tools publish` writes with nginx.
+                "hybrid-tools",
                 // A server event loop of its own (ServerFixture).
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -5,7 +5,8 @@
 set -euo pipefail
 
 # node-typescript: tsc, which the tests use to type-check Sources/HybridKit/Resources/types/hybrid.d.ts.
-packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config unzip node-typescript)
+# nginx: the static server the release-channel tests serve `hybrid publish` output with (started as the test user).
+packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config unzip node-typescript nginx)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

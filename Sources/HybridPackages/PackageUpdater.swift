@@ -7,6 +7,8 @@ import Foundation
 public struct PackageUpdater: Sendable {
     public let installer: PackageInstaller
     public let downloader: PackageDownloader
+    /// When set, every version this updater activates starts on trial (see `BootGuard`).
+    public var bootGuard: BootGuard?
 
     public init(installer: PackageInstaller, client: any UpdateClient, chunkSize: Int64 = 1 << 20) {
         self.installer = installer
@@ -19,16 +21,24 @@ public struct PackageUpdater: Sendable {
         self.downloader = downloader
     }
 
-    /// The release newer than the active version, or nil when up to date.
+    /// The release newer than the active version, or nil when up to date. A version boot safety rolled back on
+    /// this install is never offered again.
     public func checkForUpdate(_ id: String) async throws -> PackageRelease? {
         guard let release = try await downloader.client.latestRelease(for: id) else { return nil }
         if let active = installer.store.activeVersion(id), release.version <= active { return nil }
+        if installer.store.badVersions(id).contains(where: { $0.version == release.version }) { return nil }
         return release
     }
 
     public func update(_ id: String, progress: PackageProgressHandler? = nil) async throws
         -> UpdateOutcome
     {
+        let outcome = try await install(id, progress: progress)
+        if case .updated = outcome { try bootGuard?.beginTrial(id) }
+        return outcome
+    }
+
+    private func install(_ id: String, progress: PackageProgressHandler?) async throws -> UpdateOutcome {
         let store = installer.store
         let active = store.activeVersion(id)
         guard let release = try await checkForUpdate(id) else { return .upToDate(active) }

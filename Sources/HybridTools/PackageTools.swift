@@ -5,7 +5,7 @@ import ArgumentParser
 /// not installed (a CI job that signs releases, a server that serves them).
 public enum PackageTools {
     public static let commands: [any ParsableCommand.Type] = [
-        KeygenCommand.self, PackCommand.self, VerifyCommand.self, DiffCommand.self, ServeCommand.self,
-        CookiesCommand.self, ConfigCommand.self,
+        KeygenCommand.self, PackCommand.self, VerifyCommand.self, DiffCommand.self, PublishCommand.self,
+        ServeCommand.self, CookiesCommand.self, ConfigCommand.self,
     ]
 }

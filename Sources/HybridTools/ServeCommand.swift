@@ -15,6 +15,9 @@ public struct ServeCommand: AsyncParsableCommand {
             changed file gets the whole new file. HEAD works on both routes. HTTP/1.1 requests without one Host
             header get 400. The directory is re-read on each request: drop new zips in and they are served; files
             that are not readable packages are skipped. Runs until interrupted (Ctrl-C).
+            When <dir> is a release tree from `hybrid publish`, it is also served as one, the way a CDN would:
+            GET /channels/<channel>/<id>.json (ETag = SHA-256 of the index, 304 on If-None-Match) and
+            GET /files/<sha256>.zip (ranges, immutable); see docs/release-channel.md.
             """)
 
     @Argument(help: "Directory of package zips (full and diff).", completion: .directory)

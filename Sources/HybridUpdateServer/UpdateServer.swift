@@ -109,6 +109,23 @@ public final class UpdateServer: Sendable {
             return try await files.respond(
                 to: request, entry: entry, includeBody: request.method != .head, context: context)
         }
+        let tree = ReleaseTreeFiles(root: catalog.directory)
+        // The release tree `hybrid publish` writes (docs/release-channel.md), when the directory is one.
+        router.get("/files/:name") { request, context -> Response in
+            guard let file = tree.packageFile(named: try context.parameters.require("name")) else {
+                return jsonResponse(status: .notFound, ["error": "no such file in the release tree"])
+            }
+            return try await files.respond(
+                to: request, file: file, includeBody: request.method != .head, context: context)
+        }
+        router.get("/channels/:channel/:name") { request, context -> Response in
+            guard
+                let file = tree.indexFile(
+                    channel: try context.parameters.require("channel"), name: try context.parameters.require("name"))
+            else { return jsonResponse(status: .notFound, ["error": "no such index in the release tree"]) }
+            return try await files.respond(
+                to: request, file: file, includeBody: request.method != .head, context: context)
+        }
         return router
     }
 

@@ -13,6 +13,10 @@
 //    Env:   HYBRID_CHILD_MAX_MEMORY_MB (address space, default 2048), HYBRID_CHILD_MAX_CPU_SECONDS (default 20)
 //    Prints one line per operation, "<VERIFY|INSPECT|INSTALL> ok <version>" or
 //    "<VERIFY|INSPECT|INSTALL> refused <case>[.<inner case>] <description>", then "DONE".
+//
+// 3. The boot-safety test: records an open of a package on trial (what a container does before loading the page),
+//    prints "OPENED <version> onTrial=<true|false>" and stops forever, so the test can SIGKILL it mid-open.
+//    Usage: package-install-child trial-open <store-root> <id>
 import Foundation
 import HybridPackages
 
@@ -110,8 +114,26 @@ func read(arguments: [String]) -> Never {
     exit(0)
 }
 
+func trialOpen(arguments: [String]) -> Never {
+    guard arguments.count == 4 else {
+        FileHandle.standardError.write(Data("usage: package-install-child trial-open <store> <id>\n".utf8))
+        exit(2)
+    }
+    do {
+        let store = try PackageStore(root: URL(fileURLWithPath: arguments[2]))
+        switch try BootGuard(store: store).willOpen(arguments[3]) {
+        case .serve(let version, let onTrial): Pause.forever("OPENED \(version) onTrial=\(onTrial)")
+        case .rolledBack(let from, let to, let reason): emit("ROLLEDBACK \(from) \(to) \(reason.rawValue)")
+        }
+    } catch {
+        emit("FAILED \(error)")
+    }
+    exit(1)
+}
+
 let arguments = CommandLine.arguments
 if arguments.count > 1 && arguments[1] == "read" { read(arguments: arguments) }
+if arguments.count > 1 && arguments[1] == "trial-open" { trialOpen(arguments: arguments) }
 guard arguments.count == 4 else {
     FileHandle.standardError.write(
         Data(

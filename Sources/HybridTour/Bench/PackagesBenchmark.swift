@@ -32,6 +32,7 @@ public enum PackagesBenchmark {
         case unzipFailed(Int32)
         case pageFailed(String)
         case lookupFailed(String)
+        case updateFailed(String)
 
         public var description: String {
             switch self {
@@ -41,6 +42,7 @@ public enum PackagesBenchmark {
             case .unzipFailed(let status): "unzip exited with status \(status)"
             case .pageFailed(let why): "the benchmark page failed: \(why)"
             case .lookupFailed(let why): "a store lookup failed: \(why)"
+            case .updateFailed(let why): "the update benchmark failed: \(why)"
             }
         }
     }
@@ -77,6 +79,9 @@ public enum PackagesBenchmark {
         ]
         figures.append(try lookups(store: store, page: page, options: options))
         figures.append(try install(in: root.appendingPathComponent("install"), keys: keys, options: options))
+        figures += try await UpdateBenchmark.run(
+            in: root.appendingPathComponent("update"), keys: keys, files: options.installFiles / 4,
+            fileBytes: options.installFileBytes, rounds: options.installs, progress: options.progress)
         return figures
     }
 
