@@ -26,7 +26,11 @@ public final class ReleaseChannelReader: Sendable {
     // Two checks of one package at once must not both raise the floor from the same old value.
     private let lock = Mutex<Void>(())
 
-    /// - Parameter installID: the store's own id (`InstallIdentity`) unless given (simulations of many installs).
+    /// - Parameters:
+    ///   - storeRoot: the package store's root, where the last accepted index of each package is kept.
+    ///   - configuration: the channel, the release key and the app's version.
+    ///   - clock: judges expiry (tests pass their own).
+    ///   - installID: the store's own id (`InstallIdentity`) unless given (simulations of many installs).
     public init(
         storeRoot: URL, configuration: ReleaseChannelConfiguration, clock: any PackageClock = SystemPackageClock(),
         installID: String? = nil

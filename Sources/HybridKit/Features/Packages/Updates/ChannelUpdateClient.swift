@@ -17,8 +17,12 @@ public struct ChannelUpdateClient: UpdateClient {
     public let excluded: @Sendable (String) -> Set<SemanticVersion>
     private let files: HTTPUpdateClient
 
-    /// - Parameter session: defaults to one without a URL cache: the reader does its own revalidation, and a
-    ///   cache answering for the server would hide 304s and stale copies from the checks.
+    /// - Parameters:
+    ///   - baseURL: the tree's root.
+    ///   - reader: checks each index and picks the release this install is offered.
+    ///   - session: defaults to one without a URL cache: the reader does its own revalidation, and a cache
+    ///     answering for the server would hide 304s and stale copies from the checks.
+    ///   - excluded: versions never offered again (for example ones that failed their trial here).
     public init(
         baseURL: URL, reader: ReleaseChannelReader, session: URLSession = ChannelUpdateClient.uncachedSession(),
         excluded: @escaping @Sendable (String) -> Set<SemanticVersion> = { _ in [] }
