@@ -233,6 +233,10 @@ public final class HybridContainer: @unchecked Sendable {
 
     fileprivate func didCommit(_ url: URL?) { handle.noteCommitted(url) }
 
+    fileprivate func pageFailed(_ trigger: RecoveryTrigger) {
+        for session in sessions { session.pageFailed(trigger) }
+    }
+
     fileprivate func recovered(_ report: RecoveryReport) {
         logger.info("page recovered", metadata: ["reason": "\(report.reason)", "attempt": "\(report.attempt)"])
         bridge.assumeIsolated { bridge in
@@ -284,9 +288,13 @@ public final class HybridContainer: @unchecked Sendable {
         }
 
         func webProcessDidTerminate(reason: WebProcessTerminationReason) {
+            // With recovery on, the sessions hear it through pageDied, in order with what recovery does next.
+            if container?.recovery == nil { container?.pageFailed(.processTerminated(reason)) }
             container?.recovery?.assumeIsolated { $0.webProcessDidTerminate(reason: reason) }
             host?.webProcessDidTerminate(reason: reason)
         }
+
+        func pageDied(_ trigger: RecoveryTrigger) { container?.pageFailed(trigger) }
 
         func pageRecovered(_ report: RecoveryReport) { container?.recovered(report) }
 

@@ -35,10 +35,13 @@ public protocol PageFeatureSession: AnyObject {
     func close()
     /// The engine starts loading `url` in the main frame (before it requests the document).
     func mainFrameWillLoad(_ url: URL)
+    /// The page died (its web process ended) or was found blank; recovery, when on, reloads it next.
+    func pageFailed(_ trigger: RecoveryTrigger)
 }
 
 extension PageFeatureSession {
     public func mainFrameWillLoad(_ url: URL) {}
+    public func pageFailed(_ trigger: RecoveryTrigger) {}
 }
 
 /// What HybridKit's own features share with each other while a page is wired (see ``PageFeature``).
@@ -60,6 +63,8 @@ public struct PageServices: Sendable {
     public internal(set) var packageHandler: PackageSchemeHandler?
     /// The network session the package handler owns, when the host gave it none: shut down with the page.
     var ownedPackageNetwork: URLSessionNetworkFetcher?
+    /// The page's boot trial (``BootSafety``), made when its bridge module is contributed.
+    var bootTrial: BootTrialSession?
     /// The remote configuration version applied to the page (``RemoteConfigApplication``).
     var remoteConfigStatus: RemoteConfigStatus?
 

@@ -34,4 +34,7 @@ public enum HybridMetrics {
     /// Counter. Cookies copied between the jar and the engine's store; dimension `direction` (`to_engine`,
     /// `from_engine`, `deleted_from_engine`).
     public static let cookieSync = "hybrid_cookie_sync"
+    /// Counter. Package versions rolled back by boot safety (``BootSafety``); dimension `reason` (`notConfirmed`,
+    /// `webProcessTerminated`, `blankPage`, `interruptedOpen`).
+    public static let bootRollbacks = "hybrid_boot_rollbacks"
 }

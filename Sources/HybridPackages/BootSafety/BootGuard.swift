@@ -67,6 +67,18 @@ public final class BootGuard: Sendable {
         }
     }
 
+    /// The page of an open on trial was closed before it confirmed or failed: neither a boot nor a failure, so
+    /// the next open does not count it as one the app died in.
+    public func openEnded(_ id: String) throws(PackageError) {
+        try lock.withLock { (_: inout Void) throws(PackageError) in
+            guard var trial = BootTrialState.load(store.layout, id), trial.version == store.activeVersion(id),
+                trial.openInProgress
+            else { return }
+            trial.openInProgress = false
+            try trial.save(store.layout, id)
+        }
+    }
+
     /// The open failed (process killed, blank page, deadline missed). Rolls back at the last allowed failure.
     @discardableResult
     public func openFailed(_ id: String, reason: BootFailure) throws(PackageError) -> BootDecision {

@@ -100,6 +100,7 @@ public actor PageRecovery {
     private func pageDied(_ trigger: RecoveryTrigger) {
         diedHidden = !machine.isVisible
         logger.info("page died", metadata: ["trigger": "\(trigger)", "visible": "\(machine.isVisible)"])
+        delegate?.pageDied(trigger)
         apply(machine.pageDied(trigger, at: .now))
     }
 

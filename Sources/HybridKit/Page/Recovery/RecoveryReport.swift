@@ -20,7 +20,13 @@ public struct RecoveryReport: Sendable, Equatable, Encodable {
 
 /// What a ``PageRecovery`` tells its owner. Called on the engine's executor.
 public protocol PageRecoveryDelegate: AnyObject, Sendable {
+    /// The page died or was found blank; the reload that recovers it comes in a later turn.
+    func pageDied(_ trigger: RecoveryTrigger)
     func pageRecovered(_ report: RecoveryReport)
     /// The page kept dying; nothing more is tried until the host loads again.
     func pageRecoveryGaveUp(attempts: Int, trigger: RecoveryTrigger)
+}
+
+extension PageRecoveryDelegate {
+    public func pageDied(_ trigger: RecoveryTrigger) {}
 }

@@ -110,6 +110,15 @@ export interface HybridCookies {
   readonly ready: Promise<void>;
 }
 
+/** Boot confirmation of offline packages (`window.hybridPackages`, injected by `BootSafety`). */
+export interface HybridPackages {
+  /**
+   * Tells native the page booted. A newly activated package version stays on trial until its page calls this;
+   * one that never does within the deadline, whose web process dies or which renders blank is rolled back.
+   */
+  ready(): Promise<void>;
+}
+
 /** How the request hooks handle the page's requests. */
 export type HybridRequestStrategy = 'off' | 'bodyByID' | 'fullProxy';
 
@@ -133,6 +142,8 @@ declare global {
     WVJBCallbacks?: WVJBCallback[];
     /** Only on custom-scheme pages with the document.cookie shim. */
     readonly hybridCookies?: HybridCookies;
+    /** Only on package pages of a container with boot safety. */
+    readonly hybridPackages?: HybridPackages;
     /** Only on pages of a hooked scheme. */
     readonly __hybridRequests?: HybridRequests;
   }

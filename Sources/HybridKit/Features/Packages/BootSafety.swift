@@ -1,0 +1,63 @@
+import Foundation
+import HybridPackages
+
+/// Boot safety for a container's package pages, as a ``PageFeature``: opens of a version on trial (see
+/// `BootGuard`) are recorded before the page loads, and the page confirms with `hybridPackages.ready()`. A page that
+/// does not confirm within the policy's deadline, whose web process dies, or which recovery finds blank counts as
+/// a failed open; at the policy's count the store rolls back, the version is marked bad and `BootGuard`'s
+/// `onRollback` hears it. List it after ``PackageServing``, whose route it watches.
+public struct BootSafety: PageFeature {
+    public let trials: BootGuard
+    /// The package whose opens are watched: the one the route's pages come from.
+    public let packageID: String
+
+    public init(_ trials: BootGuard, packageID: String) {
+        self.trials = trials
+        self.packageID = packageID
+    }
+
+    public func contribute(to assembly: inout PageAssembly) throws {
+        guard let route = assembly.services.packageRoute else { throw BootSafetyError.noPackageRoute }
+        let session = BootTrialSession(trials: trials, packageID: packageID, route: route)
+        assembly.services.bootTrial = session
+        // Only the main frame of the package's own pages may confirm: a frame cannot vouch for the page.
+        let origins = Set(
+            route.prefixes.compactMap { prefix -> String? in
+                guard let separator = prefix.origin.range(of: "://") else { return nil }
+                return route.scheme + "://" + prefix.origin[separator.upperBound...]
+            })
+        assembly.modules.append(
+            BridgeModule("packages", access: BridgeAccess(origins: .only(origins))) { module in
+                module.method("ready") { (_: NoArguments, _) in
+                    session.confirm()
+                    return NoArguments()
+                }
+            })
+        assembly.userScripts.append(try Self.script())
+    }
+
+    public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
+        services.bootTrial
+    }
+
+    static func script() throws(BootSafetyError) -> UserScript {
+        guard let url = Bundle.module.url(forResource: "packages", withExtension: "js", subdirectory: "js"),
+            let source = try? String(contentsOf: url, encoding: .utf8)
+        else { throw .missingResource("js/packages.js") }
+        return UserScript(source: source, injectionTime: .documentStart, allFrames: false)
+    }
+}
+
+/// Why ``BootSafety`` could not be wired.
+public enum BootSafetyError: Error, CustomStringConvertible {
+    /// No ``PackageServing`` in the container: there is nothing to watch.
+    case noPackageRoute
+    case missingResource(String)
+
+    public var description: String {
+        switch self {
+        case .noPackageRoute: "BootSafety watches package pages: list a PackageServing feature in the same container"
+        case .missingResource(let path): "HybridKit's resource \(path) is missing from the bundle"
+        }
+    }
+}
