@@ -95,7 +95,7 @@ import Testing
         #expect(try await failure("hybrid.callSync('sync', 'bad name!')").code == "bad_message")
         #expect(try await failure("(() => { const a = {}; a.a = a; hybrid.callSync('sync', 'echo', a); })()").code == "bad_arguments")
         // The same methods still answer asynchronous calls.
-        #expect(try await page.evaluate("hybrid.call('sync', 'echo', 5)", as: Int.self) == 5)
+        #expect(try await page.settle("hybrid.call('sync', 'echo', 5)", as: Int.self) == 5)
 
         // `has` says how a method can be called.
         struct Has: Decodable { let echo: String?, plain: String?, nope: String?, module: String?, split: String? }

@@ -335,6 +335,8 @@ function syncRound(text) {
   const message = `H1sync ${config.syncKey}\n${text}`;
   const answer = frameSync ? frameSync(message) : applyFunction(nativePrompt, window, [message, '']);
   if (typeof answer !== 'string') {
+    // WebKit answers null at once where dialogs are not allowed: a sandboxed frame without allow-modals.
+    if (securityOrigin === 'null') throw new HybridError('denied', 'this frame cannot block for native (a sandboxed frame needs allow-modals)');
     throw new HybridError('internal', 'synchronous calls are not answered in this view: the host must let HybridPage see script dialogs first');
   }
   let reply;
@@ -385,7 +387,7 @@ function has(name, maybeMethod) {
   try {
     return callSync('$hybrid', 'has', [module, String(method)]);
   } catch (e) {
-    if (e instanceof HybridError && e.code === 'bad_message') return null;
+    if (e instanceof HybridError && (e.code === 'bad_message' || e.code === 'denied')) return null;
     throw e;
   }
 }
