@@ -130,9 +130,9 @@ export interface DSBridge {
    * Without a callback: a synchronous call (the native method must be declared `synchronous`), returning its value.
    * With one: an asynchronous call; `callback` gets the value later. `'ns.method'` calls module `ns`.
    */
-  call<T = any>(method: string, args?: any): T;
   call(method: string, callback: (value: any) => void): void;
   call(method: string, args: any, callback: (value: any) => void): void;
+  call<T = any>(method: string, args?: any): T;
   /** A JavaScript method (or a namespace object of them) native can call. */
   register(name: string, fn: ((...args: any[]) => any) | Record<string, (...args: any[]) => any>): void;
   /** An asynchronous JavaScript method: it answers through the callback DSBridge appends to its arguments. */
@@ -209,6 +209,8 @@ declare global {
     WebViewJavascriptBridgeReady: Event;
   }
   const hybrid: Hybrid;
+  /** DSBridge's page API (unless the host turned DSBridge compatibility off). */
+  const dsBridge: DSBridge;
 }
 
 /** What a page hears after a white-screen recovery (`hybrid.on('recovered', …)`). */
