@@ -41,6 +41,15 @@ import Testing
                 module.method("ping", synchronous: true) { (_: NoArguments, _) in "pong" }
             },
             BridgeModule("judged", access: BridgeAccess(origins: .matching { $0.hasSuffix(".example") })) { _ in },
+            BridgeModule("feed", access: .anyPage) { module in
+                module.method("one") { (_: NoArguments, _) in 1 }
+                module.stream("three") { (_: NoArguments, _) in
+                    AsyncStream<Int> { continuation in
+                        for value in 1...3 { continuation.yield(value) }
+                        continuation.finish()
+                    }
+                }
+            },
         ])
         return try BridgeEngine(engine: engine, modules: modules)
     }
@@ -166,5 +175,44 @@ import Testing
         try await bridge.publishState("ping", "pong", module: "open")
         let state = try #require(engine.userScripts.last?.source)
         #expect(state.contains(#"\"o\":[\"https://a.example\"]"#))
+    }
+
+    /// The stream chunks delivered to the main frame for call `id`, in order.
+    func chunks(id: Int) throws -> [[String: Any]] {
+        try engine.deliveredMessages().filter { $0["k"] as? String == "sc" && $0["id"] as? Int == id }
+    }
+
+    @Test func streamsAnswerPullsAndEndOnce() async throws {
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        func send(_ kind: String, _ id: Int, _ module: String = "-", _ method: String = "-", origin: String = "https://app.example", payload: String = "256") {
+            engine.post(.string("H1 \(kind) \(id) \(PageMessage.token) main \(origin) \(module) \(method)\n\(payload)"))
+        }
+        func ended(_ id: Int) throws -> Bool { try chunks(id: id).last?["end"] as? Bool == true }
+        engine.post(PageMessage.hello())
+        send("stream", 1, "feed", "three", payload: "1")
+        send("stream", 2, "feed", "one")
+        send("stream", 3, "device", "model", origin: "https://evil.example")
+        send("stream", 4, "device", "nope")
+        #expect(try await waitUntil(timeout: .seconds(5)) { try [2, 3, 4].allSatisfy(ended) && !chunks(id: 1).isEmpty })
+        // One element per pull of one, as the page asked; then the end.
+        while try !ended(1) {
+            let count = try chunks(id: 1).count
+            send("pull", 1, payload: "1")
+            #expect(try await waitUntil(timeout: .seconds(5)) { try chunks(id: 1).count > count })
+        }
+        #expect(try chunks(id: 1).flatMap { $0["d"] as? [Int] ?? [] } == [1, 2, 3])
+        #expect(try chunks(id: 1).allSatisfy { ($0["d"] as? [Int] ?? []).count <= 1 })
+        #expect(try chunks(id: 2).flatMap { $0["d"] as? [Int] ?? [] } == [1])
+        #expect(((try chunks(id: 3).last?["e"]) as? [String: Any])?["code"] as? String == "denied")
+        #expect(((try chunks(id: 4).last?["e"]) as? [String: Any])?["code"] as? String == "unknown_method")
+        #expect(await bridge.openStreamCount == 0)
+        // Asking again for an ended stream says it is over; cancelling an unknown one is harmless.
+        send("pull", 1)
+        send("cancel", 99, payload: "null")
+        #expect(try await waitUntil(timeout: .seconds(5)) {
+            ((try chunks(id: 1).last?["e"]) as? [String: Any])?["code"] as? String == "bad_message"
+        })
+        #expect(try chunks(id: 99).isEmpty)
     }
 }

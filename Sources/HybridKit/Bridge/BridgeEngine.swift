@@ -405,6 +405,22 @@ public actor BridgeEngine {
         }
     }
 
+    /// Runs a synchronous method on the bridge's (the engine's) executor, for callers that are not on it.
+    private func runSyncHere(
+        _ body: @Sendable (Substring.UTF8View, CallContext) throws -> String, _ payload: Substring.UTF8View,
+        _ context: CallContext
+    ) throws -> String {
+        try body(payload, context)
+    }
+
+    /// Runs a stream method on the bridge's (the engine's) executor; its sink hops nowhere then.
+    private func runStreamHere(
+        _ body: @Sendable (Substring.UTF8View, CallContext, BridgeStreamSink) async throws -> Void,
+        _ payload: Substring.UTF8View, _ context: CallContext, _ sink: BridgeStreamSink
+    ) async throws {
+        try await body(payload, context, sink)
+    }
+
     /// Runs an async method on the bridge's (the engine's) executor.
     private func runHere(
         _ body: @Sendable (Substring.UTF8View, CallContext) async throws -> String, _ payload: Substring.UTF8View,
@@ -514,15 +530,22 @@ public actor BridgeEngine {
             isMainFrame: sender.isMainFrame, page: page, bridge: self)
         let payload = Substring(inbound.payload).utf8
         let sink = BridgeStreamSink(bridge: self, token: key.token, id: key.id)
+        // Where the module says: on the engine's executor (methods there may touch the web view), or off it.
         let produce: @Sendable () async throws -> Void
-        switch target.method.body {
-        case .stream(let body):
-            produce = { try await body(payload, context, sink) }
-        case .sync(let body):
-            produce = { try await sink.send(try body(payload, context)) }
-        case .async(let body):
-            produce = { try await sink.send(try await body(payload, context)) }
-        case .forward:
+        switch (target.method.body, target.module.execution) {
+        case (.stream(let body), .engineThread):
+            produce = { [self] in try await self.runStreamHere(body, payload, context, sink) }
+        case (.stream(let body), .background):
+            produce = { @concurrent in try await body(payload, context, sink) }
+        case (.sync(let body), .engineThread):
+            produce = { [self] in try await sink.finish(try await self.runSyncHere(body, payload, context)) }
+        case (.sync(let body), .background):
+            produce = { @concurrent in try await sink.finish(try body(payload, context)) }
+        case (.async(let body), .engineThread):
+            produce = { [self] in try await sink.finish(try await self.runHere(body, payload, context)) }
+        case (.async(let body), .background):
+            produce = { @concurrent in try await sink.finish(try await body(payload, context)) }
+        case (.forward, _):
             produce = { throw BridgeError.internalError("unresolved forward") }
         }
         streams[key] = StreamState(
@@ -547,7 +570,7 @@ public actor BridgeEngine {
     }
 
     /// The producer's side: queues one element, suspending while a whole window waits for the page.
-    func streamElement(token: String, id: Int, json: String) async throws {
+    func streamElement(token: String, id: Int, json: String, last: Bool = false) async throws {
         let key = PendingCallKey(token: token, id: id)
         while let stream = streams[key], stream.buffer.count >= configuration.limits.streamWindow {
             await withCheckedContinuation { continuation in
@@ -556,11 +579,17 @@ public actor BridgeEngine {
         }
         guard streams[key] != nil, !Task.isCancelled else { throw CancellationError() }
         streams[key]?.buffer.append(json)
+        // A last element travels with the end: a one-result stream costs the page one request, not two.
+        if last {
+            statistics.succeeded += 1
+            streams[key]?.end = .success(())
+        }
         answerPull(key)
     }
 
     private func streamEnded(_ key: PendingCallKey, _ outcome: Result<Void, any Error>) {
-        guard streams[key] != nil else { return }
+        // Gone (delivered, cancelled) or already ended with its last element.
+        guard let stream = streams[key], stream.end == nil else { return }
         switch outcome {
         case .success:
             statistics.succeeded += 1

@@ -18,4 +18,11 @@ public final class BridgeStreamSink: Sendable {
         guard let bridge else { throw CancellationError() }
         try await bridge.streamElement(token: token, id: id, json: json)
     }
+
+    /// Queues the last element: the stream ends with it.
+    func finish(_ json: String) async throws {
+        try Task.checkCancellation()
+        guard let bridge else { throw CancellationError() }
+        try await bridge.streamElement(token: token, id: id, json: json, last: true)
+    }
 }
