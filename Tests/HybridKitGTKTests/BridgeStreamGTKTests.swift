@@ -135,10 +135,12 @@ import Testing
 
         // The callback form; any other method reads as one element; refusals end the loop with their code.
         let each: [Int] = try await page.settle(
-            "(async () => { const all = []; await hybrid.stream('feed', 'count', 4).forEach((v) => all.push(v)); return all; })()")
+            "(async () => { const all = []; await hybrid.stream('feed', 'count', 4).forEach((v) => all.push(v)); return all; })()"
+        )
         #expect(each == [0, 1, 2, 3])
         let single: [Int] = try await page.settle(
-            "(async () => { const all = []; for await (const v of hybrid.stream('feed', 'single', 21)) all.push(v); return all; })()")
+            "(async () => { const all = []; for await (const v of hybrid.stream('feed', 'single', 21)) all.push(v); return all; })()"
+        )
         #expect(single == [42])
         let refused: [String] = try await page.settle(
             """

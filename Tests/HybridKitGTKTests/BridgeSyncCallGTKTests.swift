@@ -62,7 +62,11 @@ import Testing
               return { value, microtaskRan, later };
             })()
             """)
-        #expect(outcome.value == .object(["list": .array([.number(1), .string("two"), .null]), "nested": .object(["ok": .bool(true)])]))
+        #expect(
+            outcome.value
+                == .object([
+                    "list": .array([.number(1), .string("two"), .null]), "nested": .object(["ok": .bool(true)]),
+                ]))
         #expect(!outcome.microtaskRan)
         #expect(outcome.later == 42)
 
@@ -93,14 +97,17 @@ import Testing
         #expect(try await failure("hybrid.callSync('sync', 'nope')").code == "unknown_method")
         #expect(try await failure("hybrid.callSync('nope', 'echo')").code == "unknown_module")
         #expect(try await failure("hybrid.callSync('sync', 'bad name!')").code == "bad_message")
-        #expect(try await failure("(() => { const a = {}; a.a = a; hybrid.callSync('sync', 'echo', a); })()").code == "bad_arguments")
+        #expect(
+            try await failure("(() => { const a = {}; a.a = a; hybrid.callSync('sync', 'echo', a); })()").code
+                == "bad_arguments")
         // The same methods still answer asynchronous calls.
         #expect(try await page.settle("hybrid.call('sync', 'echo', 5)", as: Int.self) == 5)
 
         // `has` says how a method can be called.
         struct Has: Decodable { let echo: String?, plain: String?, nope: String?, module: String?, split: String? }
         let has: Has = try await page.evaluate(
-            "({ echo: hybrid.has('sync.echo'), plain: hybrid.has('sync.plain'), nope: hybrid.has('sync.nope'), module: hybrid.has('nope.echo'), split: hybrid.has('sync', 'echo') })")
+            "({ echo: hybrid.has('sync.echo'), plain: hybrid.has('sync.plain'), nope: hybrid.has('sync.nope'), module: hybrid.has('nope.echo'), split: hybrid.has('sync', 'echo') })"
+        )
         #expect(has.echo == "sync" && has.plain == "async" && has.split == "sync")
         #expect(has.nope == nil && has.module == nil)
     }
@@ -114,7 +121,8 @@ import Testing
         #expect(try await page.evaluate("prompt('Your name?', 'Ada')", as: String?.self) == "from the host")
         // A page writing the synchronous format itself lacks the runtime's key: the host gets it as a dialog.
         let forged: String? = try await page.evaluate(
-            #"prompt('H1sync 00000000000000000000000000000000\nH1 call 1 0011223344556677 main app://demo sync echo\n1')"#)
+            #"prompt('H1sync 00000000000000000000000000000000\nH1 call 1 0011223344556677 main app://demo sync echo\n1')"#
+        )
         #expect(forged == "from the host")
         // A page that replaced prompt() does not see the runtime's calls (and its replacement is not called).
         struct Replaced: Decodable { let value: Int; let seen: [String] }

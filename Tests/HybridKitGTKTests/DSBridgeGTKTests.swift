@@ -52,7 +52,8 @@ import Testing
         // Synchronous calls answered in the head script, in order, before anything asynchronous.
         #expect(
             Array(log.prefix(5)) == [
-                "testSyn hello［syn call］", "testNoArgSyn testNoArgSyn called [ syn call]", "syn.tag syn.tag: namespaced",
+                "testSyn hello［syn call］", "testNoArgSyn testNoArgSyn called [ syn call]",
+                "syn.tag syn.tag: namespaced",
                 #"deep.space.echo {"a":[1,2]}"#, #"missing """#,
             ], "\(log)")
         #expect(log.contains("testAsyn hello [ asyn call]"), "\(log)")
@@ -68,7 +69,9 @@ import Testing
         #expect(log.contains("library testAsyn wire [ asyn call]"), "\(log)")
         #expect(Self.asyncArguments.withLock { $0.sorted() } == ["hello", "wire"])
         // Callback stubs are removed once answered, as the library does.
-        #expect(try await page.evaluate("Object.keys(window).filter((k) => /^dscb\\d+$/.test(k)).length", as: Int.self) == 0)
+        #expect(
+            try await page.evaluate("Object.keys(window).filter((k) => /^dscb\\d+$/.test(k)).length", as: Int.self) == 0
+        )
 
         // Native calls the page's JavaScript methods by DSBridge's names, with an argument list.
         let bridge = page.page.bridge
@@ -81,7 +84,9 @@ import Testing
         #expect(try await bridge.callJavaScript("_hasJavascriptMethod", ["addValue"], as: Bool.self))
         #expect(try await bridge.callJavaScript("_hasJavascriptMethod", ["asyn.addValue"], as: Bool.self))
         #expect(!(try await bridge.callJavaScript("_hasJavascriptMethod", ["nope"], as: Bool.self)))
-        await #expect(throws: BridgeError.self) { try await bridge.callJavaScript("nope.method", [1], as: JSONValue.self) }
+        await #expect(throws: BridgeError.self) {
+            try await bridge.callJavaScript("nope.method", [1], as: JSONValue.self)
+        }
     }
 
     @Test @GTKActor func aFrameWithoutAccessGetsNothingThroughDSBridge() async throws {

@@ -29,7 +29,8 @@ import Testing
             BridgeModule("device", access: .origins("https://app.example", allowsSubframes: true)) { module in
                 module.method("model", synchronous: true) { (_: NoArguments, _) in "HK-1" }
                 module.method("plain") { (_: NoArguments, _) in "async only" }
-                module.method("slow", timeout: .milliseconds(50), synchronous: true) { (_: NoArguments, _) async throws in
+                module.method("slow", timeout: .milliseconds(50), synchronous: true) {
+                    (_: NoArguments, _) async throws in
                     try await Task.sleep(for: .seconds(60))
                     return "never"
                 }
@@ -65,12 +66,17 @@ import Testing
         ScriptDialog(kind: .prompt(defaultText: ""), message: text, frame: frame)
     }
 
-    static let app = FrameInfo(url: URL(string: "https://app.example/"), securityOrigin: "https://app.example", isMainFrame: true)
-    static let appFrame = FrameInfo(url: URL(string: "https://app.example/f"), securityOrigin: "https://app.example", isMainFrame: false)
-    static let evil = FrameInfo(url: URL(string: "https://evil.example/"), securityOrigin: "https://evil.example", isMainFrame: false)
+    static let app = FrameInfo(
+        url: URL(string: "https://app.example/"), securityOrigin: "https://app.example", isMainFrame: true)
+    static let appFrame = FrameInfo(
+        url: URL(string: "https://app.example/f"), securityOrigin: "https://app.example", isMainFrame: false)
+    static let evil = FrameInfo(
+        url: URL(string: "https://evil.example/"), securityOrigin: "https://evil.example", isMainFrame: false)
     static let sandboxed = FrameInfo(url: URL(string: "https://app.example/s"), securityOrigin: "", isMainFrame: false)
 
-    func call(_ module: String, _ method: String, frame: String = "main", origin: String = "https://app.example") -> String {
+    func call(_ module: String, _ method: String, frame: String = "main", origin: String = "https://app.example")
+        -> String
+    {
         "H1 call 1 \(PageMessage.token) \(frame) \(origin) \(module) \(method)\nnull"
     }
 
@@ -90,7 +96,9 @@ import Testing
             #expect(answers.answers.withLock { $0.isEmpty })
         }
         let answers = DialogAnswers()
-        #expect(await bridge.answerSynchronousCall(prompt("H1sync \(key)\n\(call("device", "model"))", frame: Self.app), reply: answers))
+        #expect(
+            await bridge.answerSynchronousCall(
+                prompt("H1sync \(key)\n\(call("device", "model"))", frame: Self.app), reply: answers))
         #expect(try answers.reply()?["r"] as? String == "HK-1")
     }
 
@@ -113,14 +121,21 @@ import Testing
         // Only methods declared synchronous; malformed and wrong kinds are bad messages.
         #expect(try await code(call("device", "plain"), frame: Self.app) == "denied")
         #expect(try await code(call("device", "nope"), frame: Self.app) == "unknown_method")
-        #expect(try await code("H1 hello 0 \(PageMessage.token) main https://app.example - -\n{}", frame: Self.app) == "bad_message")
+        #expect(
+            try await code("H1 hello 0 \(PageMessage.token) main https://app.example - -\n{}", frame: Self.app)
+                == "bad_message")
         #expect(try await code("garbage", frame: Self.app) == "bad_message")
-        #expect(try await code(call("device", "model") + "\n" + call("device", "model"), frame: Self.app) == "bad_message")
-        #expect(try await code("H1 call 1 \(PageMessage.token) main https://app.example device model\n{\"a\":", frame: Self.app) == "bad_message")
+        #expect(
+            try await code(call("device", "model") + "\n" + call("device", "model"), frame: Self.app) == "bad_message")
+        #expect(
+            try await code(
+                "H1 call 1 \(PageMessage.token) main https://app.example device model\n{\"a\":", frame: Self.app)
+                == "bad_message")
         // Past the limit: timeout, and nothing is left pending.
         #expect(try await code(call("device", "slow"), frame: Self.app) == nil)
         let slow = DialogAnswers()
-        _ = await bridge.answerSynchronousCall(prompt("H1sync \(key)\n\(call("device", "slow"))", frame: Self.app), reply: slow)
+        _ = await bridge.answerSynchronousCall(
+            prompt("H1sync \(key)\n\(call("device", "slow"))", frame: Self.app), reply: slow)
         #expect(try await waitUntil(timeout: .seconds(5)) { try slow.code() == "timeout" })
     }
 
@@ -128,7 +143,8 @@ import Testing
         let bridge = try makeBridge()
         let key = try syncKey()
         let answers = DialogAnswers()
-        _ = await bridge.answerSynchronousCall(prompt("H1sync \(key)\n\(call("device", "slow"))", frame: Self.app), reply: answers)
+        _ = await bridge.answerSynchronousCall(
+            prompt("H1sync \(key)\n\(call("device", "slow"))", frame: Self.app), reply: answers)
         #expect(answers.answers.withLock { $0.isEmpty })
         await bridge.pageDidNavigate()
         #expect(try answers.code() == "navigated")
@@ -154,11 +170,19 @@ import Testing
         // The ready of each frame holds what that frame may read.
         func readyState(_ frame: FrameInfo, origin: String, main: Bool) throws -> [String: Any]? {
             let reply = RecordingReply()
-            engine.post(PageMessage.hello(frame: main ? "main" : "sub", origin: origin), to: "hybridReply", reply: reply, frame: frame)
+            engine.post(
+                PageMessage.hello(frame: main ? "main" : "sub", origin: origin), to: "hybridReply", reply: reply,
+                frame: frame)
             return try reply.messages().first { $0["k"] as? String == "ready" }?["state"] as? [String: Any]
         }
-        #expect(try readyState(Self.app, origin: "https://app.example", main: true).map { $0.keys.sorted() } == ["device", "judged", "user"])
-        #expect(try readyState(Self.appFrame, origin: "https://app.example", main: false).map { $0.keys.sorted() } == ["device"])
+        #expect(
+            try readyState(Self.app, origin: "https://app.example", main: true).map { $0.keys.sorted() } == [
+                "device", "judged", "user",
+            ])
+        #expect(
+            try readyState(Self.appFrame, origin: "https://app.example", main: false).map { $0.keys.sorted() } == [
+                "device"
+            ])
         #expect(try readyState(Self.evil, origin: "https://evil.example", main: false).map { $0.keys.sorted() } == [])
         #expect(try readyState(Self.sandboxed, origin: "null", main: false).map { $0.keys.sorted() } == [])
 
@@ -185,7 +209,10 @@ import Testing
     @Test func streamsAnswerPullsAndEndOnce() async throws {
         let bridge = try makeBridge()
         defer { withExtendedLifetime(bridge) {} }
-        func send(_ kind: String, _ id: Int, _ module: String = "-", _ method: String = "-", origin: String = "https://app.example", payload: String = "256") {
+        func send(
+            _ kind: String, _ id: Int, _ module: String = "-", _ method: String = "-",
+            origin: String = "https://app.example", payload: String = "256"
+        ) {
             engine.post(.string("H1 \(kind) \(id) \(PageMessage.token) main \(origin) \(module) \(method)\n\(payload)"))
         }
         func ended(_ id: Int) throws -> Bool { try chunks(id: id).last?["end"] as? Bool == true }
@@ -194,7 +221,8 @@ import Testing
         send("stream", 2, "feed", "one")
         send("stream", 3, "device", "model", origin: "https://evil.example")
         send("stream", 4, "device", "nope")
-        #expect(try await waitUntil(timeout: .seconds(5)) { try [2, 3, 4].allSatisfy(ended) && !chunks(id: 1).isEmpty })
+        #expect(
+            try await waitUntil(timeout: .seconds(5)) { try [2, 3, 4].allSatisfy(ended) && !chunks(id: 1).isEmpty })
         // One element per pull of one, as the page asked; then the end.
         while try !ended(1) {
             let count = try chunks(id: 1).count
@@ -210,9 +238,10 @@ import Testing
         // Asking again for an ended stream says it is over; cancelling an unknown one is harmless.
         send("pull", 1)
         send("cancel", 99, payload: "null")
-        #expect(try await waitUntil(timeout: .seconds(5)) {
-            ((try chunks(id: 1).last?["e"]) as? [String: Any])?["code"] as? String == "bad_message"
-        })
+        #expect(
+            try await waitUntil(timeout: .seconds(5)) {
+                ((try chunks(id: 1).last?["e"]) as? [String: Any])?["code"] as? String == "bad_message"
+            })
         #expect(try chunks(id: 99).isEmpty)
     }
 }

@@ -520,7 +520,8 @@ public actor BridgeEngine {
         } catch {
             statistics.failed += 1
             deliver(
-                OutboundMessage.streamChunk(token: key.token, id: key.id, elements: [], end: .failure(pageError(for: error))),
+                OutboundMessage.streamChunk(
+                    token: key.token, id: key.id, elements: [], end: .failure(pageError(for: error))),
                 reply: reply, frame: inbound.frame)
             return
         }
@@ -757,7 +758,8 @@ public actor BridgeEngine {
         case (.forward, _):
             return answerSync(reply, .failure(BridgeError.internalError("unresolved forward")), origin: origin)
         case (.stream, _):
-            return answerSync(reply, .failure(BridgeError.denied("a stream cannot be called synchronously")), origin: origin)
+            return answerSync(
+                reply, .failure(BridgeError.denied("a stream cannot be called synchronously")), origin: origin)
         }
         // The page's main thread waits for this answer: it always comes, by the limit at the latest.
         let limit = target.method.timeout ?? configuration.limits.syncCallTimeout
@@ -801,14 +803,16 @@ public actor BridgeEngine {
     public func publishState<Value: Encodable>(_ name: String, _ value: Value, module: String) throws(BridgeError) {
         guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
         guard InboundMessageParser.isName(name) else {
-            throw .badArguments("state name '\(name)' must be letters, digits, _ $ . - (up to 64, not starting with a digit)")
+            throw .badArguments(
+                "state name '\(name)' must be letters, digits, _ $ . - (up to 64, not starting with a digit)")
         }
         guard modules[module] != nil else {
             throw BridgeError(.unknownModule, "no native module named '\(module)' to decide who reads state '\(name)'")
         }
         let json = try BridgeMethod.encode(value)
         guard json.utf8.count <= configuration.limits.maxMessageBytes else {
-            throw .badArguments("state '\(name)' is \(json.utf8.count) bytes; the limit is \(configuration.limits.maxMessageBytes)")
+            throw .badArguments(
+                "state '\(name)' is \(json.utf8.count) bytes; the limit is \(configuration.limits.maxMessageBytes)")
         }
         if let current = publishedState[name], current.module == module, current.json == json { return }
         publishedState[name] = (module, json)

@@ -61,8 +61,8 @@ public final class ModuleRegistry: Sendable {
         throw BridgeError(.internalError, "forwarding from '\(module).\(method)' loops")
     }
 
-    /// Whether a frame may call `module` at all (the first hop of ``resolve(module:method:origin:isMainFrame:verified:)``):
-    /// the rule for who may read the module's published state.
+    /// Whether a frame may call `module` at all (the first hop of
+    /// ``resolve(module:method:origin:isMainFrame:verified:)``): the rule for who reads the module's published state.
     func allowsAccess(to module: String, origin: String, isMainFrame: Bool, verified: Bool) -> Bool {
         guard let found = self[module] else { return false }
         if !verified, found.access.dependsOnTheFrame || overrides.withLock({ $0[module] }) != nil { return false }

@@ -13,7 +13,9 @@ enum OutboundMessage {
 
     /// The state every frame finds at document start, each entry with the access the runtime applies itself:
     /// `o` the origins (null: any), `s` whether subframes may read it.
-    static func stateSnapshot(_ entries: [(name: String, json: String, origins: Set<String>?, subframes: Bool)]) -> String {
+    static func stateSnapshot(_ entries: [(name: String, json: String, origins: Set<String>?, subframes: Bool)])
+        -> String
+    {
         let items = entries.map { entry in
             let origins = entry.origins.map { json($0.sorted()) } ?? "null"
             return #"{"n":\#(quote(entry.name)),"v":\#(entry.json),"o":\#(origins),"s":\#(entry.subframes)}"#

@@ -46,7 +46,9 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     }
 
     public func didRecognizeDownload(_ download: EngineDownload) { uiDelegate?.didRecognizeDownload(download) }
-    public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) { uiDelegate?.didFailSubresourceLoad(failure) }
+    public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {
+        uiDelegate?.didFailSubresourceLoad(failure)
+    }
     public func pageDidRequestClose() { uiDelegate?.pageDidRequestClose() }
 
     public func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {

@@ -13,9 +13,11 @@ struct GTKSyncPrompt {
     /// Nil when `message` does not start with `secret` and a newline (a page's own prompt) or is malformed.
     init?(_ message: String, secret: String) {
         guard !secret.isEmpty, message.hasPrefix(secret + "\n") else { return nil }
-        let fields = message.dropFirst(secret.count + 1).split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: false)
+        let fields = message.dropFirst(secret.count + 1).split(
+            separator: "\n", maxSplits: 3, omittingEmptySubsequences: false)
         guard fields.count == 4, fields[1] == "0" || fields[1] == "1" else { return nil }
-        frame = FrameInfo(url: URL(string: String(fields[2])), securityOrigin: String(fields[0]), isMainFrame: fields[1] == "1")
+        frame = FrameInfo(
+            url: URL(string: String(fields[2])), securityOrigin: String(fields[0]), isMainFrame: fields[1] == "1")
         text = String(fields[3])
     }
 }

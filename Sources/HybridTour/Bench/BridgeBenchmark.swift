@@ -117,7 +117,8 @@ public enum BridgeBenchmark {
                         return payload
                     }
                     // One element per call, against the same elements as one stream.
-                    module.method("item") { (size: Int, _) in String(repeating: "x", count: max(0, min(size, 1 << 16))) }
+                    module.method("item") { (size: Int, _) in String(repeating: "x", count: max(0, min(size, 1 << 16)))
+                    }
                     module.stream("items") { (request: [Int], _) in
                         let (count, size) = (request.first ?? 0, request.dropFirst().first ?? 0)
                         let item = String(repeating: "x", count: max(0, min(size, 1 << 16)))
