@@ -137,8 +137,15 @@
             _ webView: WKWebView, runJavaScriptTextInputPanelWithPrompt prompt: String, defaultText: String?,
             initiatedByFrame frame: WKFrameInfo
         ) async -> String? {
+            // WebKit names the frame: the bridge answers synchronous calls for it, as for its messages.
+            let origin = frame.securityOrigin
             let dialog = ScriptDialog(
-                kind: .prompt(defaultText: defaultText ?? ""), message: prompt, pageURL: webView.url)
+                kind: .prompt(defaultText: defaultText ?? ""), message: prompt, pageURL: webView.url,
+                frame: FrameInfo(
+                    url: frame.request.url,
+                    securityOrigin: MessageProxy.serializedOrigin(
+                        protocol: origin.protocol, host: origin.host, port: origin.port),
+                    isMainFrame: frame.isMainFrame))
             if case .text(let text) = await runDialog(dialog) { return text }
             return nil
         }

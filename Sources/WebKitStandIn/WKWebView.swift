@@ -260,9 +260,17 @@
         }
 
         func runDialog(_ dialog: ScriptDialog) async -> ScriptDialogAnswer {
-            let frame = WKFrameInfo(
-                isMainFrame: true, request: URLRequest(url: url ?? URL(fileURLWithPath: "/")),
-                securityOrigin: WKSecurityOrigin(serialized: Self.origin(of: url)), webView: self)
+            // The engine behind the port names the frame of some dialogs (WebKitGTK: the prompts of synchronous
+            // bridge calls); WebKit names it for every dialog, so the others are the main frame's here.
+            let frame =
+                dialog.frame.map {
+                    WKFrameInfo(
+                        isMainFrame: $0.isMainFrame, request: URLRequest(url: $0.url ?? URL(fileURLWithPath: "/")),
+                        securityOrigin: WKSecurityOrigin(serialized: $0.securityOrigin), webView: self)
+                }
+                ?? WKFrameInfo(
+                    isMainFrame: true, request: URLRequest(url: url ?? URL(fileURLWithPath: "/")),
+                    securityOrigin: WKSecurityOrigin(serialized: Self.origin(of: url)), webView: self)
             guard let uiDelegate else { return ScriptDialogDefaults().answer(for: dialog) }
             switch dialog.kind {
             case .alert:

@@ -29,6 +29,8 @@ struct BenchCommand: AsyncParsableCommand {
             discussion: """
                 Sequential p50/p99 (target: p50 ≤ 1.15× the bare echo for small payloads) and throughput with many
                 calls in flight (target: ≥ 5× the sequential floor, 1/bare-echo p50), for 100 B and 1 MB payloads.
+                Then a synchronous call's round trip against an asynchronous one's (the page's main thread is blocked
+                for that long), and a stream's elements per second against as many separate calls (target: 5x or more).
                 """)
 
         @OptionGroup var output: Output
@@ -37,9 +39,11 @@ struct BenchCommand: AsyncParsableCommand {
         @Option(help: "Calls in flight at once (small payloads).") var inFlight = 1000
         @Option(help: "Sequential calls per measurement (1 MB payloads).") var largeCalls = 60
         @Option(help: "Calls in flight at once (1 MB payloads).") var largeInFlight = 50
+        @Option(help: "Synchronous round trips (100 B), against as many asynchronous ones.") var syncCalls = 1000
+        @Option(help: "Elements of the streamed figure, against as many separate calls.") var streamElements = 10_000
 
         func validate() throws {
-            guard calls > 0, inFlight > 0, largeCalls > 0, largeInFlight > 0 else {
+            guard calls > 0, inFlight > 0, largeCalls > 0, largeInFlight > 0, syncCalls > 0, streamElements > 0 else {
                 throw ValidationError("counts must be positive")
             }
         }
@@ -51,6 +55,8 @@ struct BenchCommand: AsyncParsableCommand {
             options.inFlight = inFlight
             options.largeCalls = largeCalls
             options.largeInFlight = largeInFlight
+            options.syncCalls = syncCalls
+            options.streamElements = streamElements
             output.print(try await BridgeBenchmark.run(options))
         }
     }

@@ -15,6 +15,7 @@
     @Suite(.serialized) @MainActor struct WKEndToEndTests {
         static let echo = BridgeModule("echo", access: .origins("app://demo")) { module in
             module.method("twice") { (value: Int, _) async throws -> Int in value * 2 }
+            module.method("thrice", synchronous: true) { (value: Int, _) in value * 3 }
         }
 
         static func installGTKBackend() throws {
@@ -60,6 +61,37 @@
                 engine, "window.__r = null; hybrid.call('echo', 'twice', 21).then(v => window.__r = v); 0")
             #expect(try await waitUntil { await evaluate(engine, "window.__r") == "42" })
             #expect(await page.bridge.stats.succeeded == 1)
+        }
+
+        /// WKWebView's text-input panel carries the frame (`WKFrameInfo`): a synchronous call goes through it
+        /// to the bridge, a page's own prompt to the host, and published state is there at document start.
+        @Test func synchronousCallsAndStateWorkThroughTheFactory() async throws {
+            try Self.installGTKBackend()
+            let pages = try #require(TourPages.directory)
+            let engine = try WKEngineFactory(schemes: ["app"]).makeEngine()
+            defer { engine.close() }
+            try engine.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
+            let page = try HybridPage(engine: engine, modules: [Self.echo])
+            defer { page.close() }
+            final class Host: EngineUIDelegate, @unchecked Sendable {
+                // Main actor only.
+                var prompts: [String] = []
+                func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
+                    prompts.append(dialog.message)
+                    reply.answer(.text("host"))
+                }
+            }
+            let host = Host()
+            page.uiDelegate = host
+            try await page.bridge.publishState("greeting", "hello", module: "echo")
+            let loads = Loads()
+            page.delegate = loads
+            try engine.load(EngineRequest(url: try #require(URL(string: "app://demo/test/blank.html"))))
+            #expect(try await waitUntil { loads.finished > 0 })
+            #expect(await evaluate(engine, "hybrid.state.get('greeting')") == "\"hello\"")
+            #expect(await evaluate(engine, "hybrid.callSync('echo', 'thrice', 14)") == "42")
+            #expect(await evaluate(engine, "prompt('who?')") == "\"host\"")
+            #expect(host.prompts == ["who?"])
         }
 
         @Test func aContainerServesPagesAndBridgeCallsThroughTheFactory() async throws {

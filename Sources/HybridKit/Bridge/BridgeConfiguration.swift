@@ -8,6 +8,12 @@ public struct BridgeConfiguration: Sendable {
     public var receiverName = "__hybridReceive"
     /// The module that answers `WebViewJavascriptBridge.callHandler`.
     public var wvjbModuleName = "wvjb"
+    /// The module that answers DSBridge calls without a namespace (`dsBridge.call('testSyn')`); a namespaced
+    /// call (`'echo.syn'`, `'a.b.method'`) goes to the module named by the namespace (`echo`, `a.b`).
+    public var dsbridgeModuleName = "dsbridge"
+    /// Whether every frame gets DSBridge's page API (`dsBridge`, `_dsf`, `_dsaf`, `_dswk`, and `prompt()`
+    /// answering `_dsbridge=` calls). Off leaves those globals to the page.
+    public var dsbridgeCompatibility = true
     public var limits = BridgeLimits()
     /// With `false`, pages' calls wait (queued in the page) until ``BridgeEngine/markReady()``.
     public var startsReady = true

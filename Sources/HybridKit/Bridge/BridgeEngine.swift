@@ -23,7 +23,7 @@ public actor BridgeEngine {
     private var isReady: Bool
     private var isClosed = false
     /// Documents that said hello before the bridge was ready, answered by ``markReady()``.
-    private var waitingHellos: [(token: String, reply: (any ScriptMessageReply)?)] = []
+    private var waitingHellos: [(token: String, sender: Sender, reply: (any ScriptMessageReply)?)] = []
     private var calls: [PendingCallKey: PendingCall] = [:]
     private var outbox: [String] = []
     private var outboxBytes = 0
@@ -46,6 +46,19 @@ public actor BridgeEngine {
     /// Authenticates native's evaluations to the runtime: the page's own scripts can call the receiver
     /// function too, but cannot read this (it lives in the runtime's closure and in native's scripts only).
     private let deliveryKey: String
+    /// Starts the prompt text of a synchronous call (`H1sync <key>\n`). Only the runtime knows the key, so a
+    /// page's own `prompt()` never reaches the bridge, whatever it writes; who is calling is still decided by
+    /// the frame the engine names, never by the text.
+    private let syncPrefix: String
+    /// Synchronous calls whose method runs off the page's turn; their page is blocked until they answer.
+    private var syncCalls: [Int: PendingSync] = [:]
+    private var nextSyncID = 0
+    /// Published state by name: the module whose access decides who reads it, and the value as JSON.
+    private var publishedState: [String: (module: String, json: String)] = [:]
+    /// The document-start script carrying ``publishedState`` to new documents.
+    private var stateScript: UserScript?
+    /// Open streams by the page's token and call id.
+    private var streams: [PendingCallKey: StreamState] = [:]
     private var statistics = BridgeStatistics()
     private var metrics = BridgeCallMetrics()
 
@@ -57,6 +70,25 @@ public actor BridgeEngine {
     private struct PendingCall {
         let task: Task<Void, Never>
         let reply: (any ScriptMessageReply)?
+    }
+
+    /// One stream: elements read ahead of the page (at most the window), the page's outstanding request for
+    /// more, and the producer waiting for room.
+    private struct StreamState {
+        var task: Task<Void, Never>?
+        let frame: InboundMessage.Frame
+        var buffer: [String] = []
+        /// Set once the method ended (success) or threw; delivered after the buffered elements.
+        var end: Result<Void, BridgeError>?
+        /// The page asked for up to this many elements and has not been answered yet.
+        var pull: (count: Int, reply: (any ScriptMessageReply)?)?
+        /// The producer, suspended until the page makes room.
+        var room: CheckedContinuation<Void, Never>?
+    }
+
+    private struct PendingSync {
+        let task: Task<Void, Never>
+        let reply: any ScriptDialogReply
     }
 
     /// A post being handled: main-frame posts are read a message at a time (see ``handleBacklog(until:)``).
@@ -124,9 +156,11 @@ public actor BridgeEngine {
             limits: configuration.limits, freeFormMethodModule: configuration.wvjbModuleName)
         self.isReady = configuration.startsReady
         self.deliveryKey = Self.randomHex(16)
+        let syncKey = Self.randomHex(16)
+        self.syncPrefix = "H1sync \(syncKey)\n"
         let script = try BridgeRuntimeScript.make(
             configuration: configuration, relaySecret: Self.randomHex(16), deliveryKey: deliveryKey,
-            runtimeID: Self.randomHex(8))
+            syncKey: syncKey, runtimeID: Self.randomHex(8))
         let receiver = MessageReceiver()
         engine.addUserScript(UserScript(source: script, injectionTime: .documentStart, allFrames: true))
         engine.addScriptMessageHandler(receiver, name: configuration.handlerName, replies: false)
@@ -251,9 +285,12 @@ public actor BridgeEngine {
         switch inbound.kind {
         case .hello:
             if sender.isMainFrame, reply == nil { mainDocumentSaidHello(token: inbound.token) }
-            hello(token: inbound.token, reply: reply)
+            hello(token: inbound.token, sender: sender, reply: reply)
         case .call: call(inbound, sender: sender, reply: reply)
         case .jsReply: jsReply(inbound, sender: sender, reply: reply)
+        case .stream: openStream(inbound, sender: sender, reply: reply)
+        case .pull: pullStream(inbound, reply: reply)
+        case .cancel: cancelStream(PendingCallKey(token: inbound.token, id: inbound.id), reply: reply)
         }
     }
 
@@ -287,13 +324,13 @@ public actor BridgeEngine {
         }
     }
 
-    private func hello(token: String, reply: (any ScriptMessageReply)?) {
+    private func hello(token: String, sender: Sender, reply: (any ScriptMessageReply)?) {
         guard isReady else {
-            waitingHellos.append((token, reply))
+            waitingHellos.append((token, sender, reply))
             return
         }
         deliver(
-            OutboundMessage.ready(token: token, catalog: modules.catalog), reply: reply,
+            OutboundMessage.ready(token: token, catalog: modules.catalog, state: stateJSON(for: sender)), reply: reply,
             frame: reply == nil ? .main : .sub)
     }
 
@@ -304,7 +341,7 @@ public actor BridgeEngine {
         isReady = true
         let hellos = waitingHellos
         waitingHellos.removeAll()
-        for hello in hellos { self.hello(token: hello.token, reply: hello.reply) }
+        for hello in hellos { self.hello(token: hello.token, sender: hello.sender, reply: hello.reply) }
     }
 
     // MARK: Calls
@@ -312,6 +349,12 @@ public actor BridgeEngine {
     private func call(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
         let key = PendingCallKey(token: inbound.token, id: inbound.id)
         let started = ContinuousClock.now
+        if inbound.module == Self.builtinModule {
+            finish(
+                key, frame: inbound.frame, reply: reply, outcome: builtin(inbound, sender: sender),
+                origin: CallOrigin(module: "-", started: started))
+            return
+        }
         let target: (module: BridgeModule, name: String, method: BridgeMethod)
         do {
             target = try modules.resolve(
@@ -359,7 +402,29 @@ public actor BridgeEngine {
             finish(
                 key, frame: inbound.frame, reply: reply,
                 outcome: .failure(BridgeError.internalError("unresolved forward")), origin: origin)
+        case (.stream, _):
+            finish(
+                key, frame: inbound.frame, reply: reply,
+                outcome: .failure(
+                    BridgeError.denied("\(target.module.name).\(target.name) is a stream; read it with hybrid.stream")),
+                origin: origin)
         }
+    }
+
+    /// Runs a synchronous method on the bridge's (the engine's) executor, for callers that are not on it.
+    private func runSyncHere(
+        _ body: @Sendable (Substring.UTF8View, CallContext) throws -> String, _ payload: Substring.UTF8View,
+        _ context: CallContext
+    ) throws -> String {
+        try body(payload, context)
+    }
+
+    /// Runs a stream method on the bridge's (the engine's) executor; its sink hops nowhere then.
+    private func runStreamHere(
+        _ body: @Sendable (Substring.UTF8View, CallContext, BridgeStreamSink) async throws -> Void,
+        _ payload: Substring.UTF8View, _ context: CallContext, _ sink: BridgeStreamSink
+    ) async throws {
+        try await body(payload, context, sink)
     }
 
     /// Runs an async method on the bridge's (the engine's) executor.
@@ -447,6 +512,384 @@ public actor BridgeEngine {
         if error is CancellationError { return BridgeError(.closed, "the call was cancelled") }
         logger.error("bridge method failed", metadata: ["error": "\(error)"])
         return .internalError("the native method failed")
+    }
+
+    // MARK: Streams
+
+    /// Opens a stream: a stream method's elements, or any other method's one result as a one-element stream
+    /// (so DSBridge's callbacks, which may answer many times, can read either kind). The opening message is
+    /// also the page's first request for elements.
+    private func openStream(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
+        let key = PendingCallKey(token: inbound.token, id: inbound.id)
+        let target: (module: BridgeModule, name: String, method: BridgeMethod)
+        do {
+            target = try modules.resolve(
+                module: inbound.module, method: inbound.method, origin: sender.origin, isMainFrame: sender.isMainFrame,
+                verified: sender.verified)
+            guard streams.count < configuration.limits.maxOpenStreams else {
+                throw BridgeError.denied("too many open streams (limit \(configuration.limits.maxOpenStreams))")
+            }
+            guard streams[key] == nil, calls[key] == nil else {
+                throw BridgeError.badMessage("call id \(inbound.id) is already in use")
+            }
+        } catch {
+            statistics.failed += 1
+            deliver(
+                OutboundMessage.streamChunk(
+                    token: key.token, id: key.id, elements: [], end: .failure(pageError(for: error))),
+                reply: reply, frame: inbound.frame)
+            return
+        }
+        statistics.calls += 1
+        let context = CallContext(
+            module: target.module.name, method: target.name, origin: sender.origin, originVerified: sender.verified,
+            isMainFrame: sender.isMainFrame, page: page, bridge: self)
+        let payload = Substring(inbound.payload).utf8
+        let sink = BridgeStreamSink(bridge: self, token: key.token, id: key.id)
+        // Where the module says: on the engine's executor (methods there may touch the web view), or off it.
+        let produce: @Sendable () async throws -> Void
+        switch (target.method.body, target.module.execution) {
+        case (.stream(let body), .engineThread):
+            produce = { [self] in try await self.runStreamHere(body, payload, context, sink) }
+        case (.stream(let body), .background):
+            produce = { @concurrent in try await body(payload, context, sink) }
+        case (.sync(let body), .engineThread):
+            produce = { [self] in try await sink.finish(try await self.runSyncHere(body, payload, context)) }
+        case (.sync(let body), .background):
+            produce = { @concurrent in try await sink.finish(try body(payload, context)) }
+        case (.async(let body), .engineThread):
+            produce = { [self] in try await sink.finish(try await self.runHere(body, payload, context)) }
+        case (.async(let body), .background):
+            produce = { @concurrent in try await sink.finish(try await body(payload, context)) }
+        case (.forward, _):
+            produce = { throw BridgeError.internalError("unresolved forward") }
+        }
+        streams[key] = StreamState(
+            frame: inbound.frame, pull: (count: pullCount(inbound.payload), reply: reply))
+        streams[key]?.task = Task { [weak self] in
+            let outcome: Result<Void, any Error>
+            do {
+                try await produce()
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            await self?.streamEnded(key, outcome)
+        }
+    }
+
+    /// The number of elements a pull asks for: the window when the payload says nothing sensible.
+    private func pullCount(_ payload: Substring.UTF8View) -> Int {
+        let window = configuration.limits.streamWindow
+        guard let count = Int(String(Substring(payload)) ?? ""), count > 0 else { return window }
+        return min(count, window)
+    }
+
+    /// The producer's side: queues one element, suspending while a whole window waits for the page.
+    func streamElement(token: String, id: Int, json: String, last: Bool = false) async throws {
+        let key = PendingCallKey(token: token, id: id)
+        while let stream = streams[key], stream.buffer.count >= configuration.limits.streamWindow {
+            await withCheckedContinuation { continuation in
+                streams[key]?.room = continuation
+            }
+        }
+        guard streams[key] != nil, !Task.isCancelled else { throw CancellationError() }
+        streams[key]?.buffer.append(json)
+        // A last element travels with the end: a one-result stream costs the page one request, not two.
+        if last {
+            statistics.succeeded += 1
+            streams[key]?.end = .success(())
+        }
+        answerPull(key)
+    }
+
+    private func streamEnded(_ key: PendingCallKey, _ outcome: Result<Void, any Error>) {
+        // Gone (delivered, cancelled) or already ended with its last element.
+        guard let stream = streams[key], stream.end == nil else { return }
+        switch outcome {
+        case .success:
+            statistics.succeeded += 1
+            streams[key]?.end = .success(())
+        case .failure(let error):
+            statistics.failed += 1
+            streams[key]?.end = .failure(pageError(for: error))
+        }
+        answerPull(key)
+    }
+
+    private func pullStream(_ inbound: InboundMessage, reply: (any ScriptMessageReply)?) {
+        let key = PendingCallKey(token: inbound.token, id: inbound.id)
+        guard streams[key] != nil, streams[key]?.pull == nil else {
+            // Not open (ended, cancelled, never opened) or already asked: say it is over.
+            deliver(
+                OutboundMessage.streamChunk(
+                    token: key.token, id: key.id, elements: [],
+                    end: .failure(BridgeError.badMessage("stream \(inbound.id) is not open or already asked"))),
+                reply: reply, frame: inbound.frame)
+            return
+        }
+        streams[key]?.pull = (count: pullCount(inbound.payload), reply: reply)
+        answerPull(key)
+    }
+
+    /// Answers the page's outstanding request when there is something to send, and lets the producer go on.
+    private func answerPull(_ key: PendingCallKey) {
+        guard var stream = streams[key], let pull = stream.pull, !stream.buffer.isEmpty || stream.end != nil else {
+            return
+        }
+        let count = min(pull.count, stream.buffer.count)
+        let elements = Array(stream.buffer.prefix(count))
+        stream.buffer.removeFirst(count)
+        let end = stream.buffer.isEmpty ? stream.end : nil
+        stream.pull = nil
+        let room = stream.room
+        stream.room = nil
+        if end != nil {
+            streams[key] = nil
+        } else {
+            streams[key] = stream
+        }
+        room?.resume()
+        deliver(
+            OutboundMessage.streamChunk(token: key.token, id: key.id, elements: elements, end: end), reply: pull.reply,
+            frame: stream.frame)
+    }
+
+    /// The page stopped reading: the producer is cancelled (it sees `CancellationError` from the sink, or
+    /// `Task.isCancelled`), and nothing more is sent.
+    private func cancelStream(_ key: PendingCallKey, reply: (any ScriptMessageReply)?) {
+        if let stream = streams.removeValue(forKey: key) {
+            stream.task?.cancel()
+            stream.room?.resume()
+            stream.pull?.reply?.resolve(
+                json: OutboundMessage.batch([
+                    OutboundMessage.streamChunk(token: key.token, id: key.id, elements: [], end: .success(()))
+                ]))
+        }
+        reply?.resolve(json: "[]")
+    }
+
+    /// Streams open now.
+    public var openStreamCount: Int { streams.count }
+
+    // MARK: Runtime methods
+
+    /// The runtime's own methods (`hybrid.has`, `window.close()`), under a name no host module can take.
+    static let builtinModule = "$hybrid"
+
+    private func builtin(_ inbound: InboundMessage, sender: Sender) -> Result<String, any Error> {
+        Result {
+            switch inbound.method {
+            case "has":
+                // [module, method] → how this frame may call it ("sync", "async"), or null: the answer reveals
+                // nothing about modules the frame may not call.
+                let name = try BridgeMethod.decode([String].self, from: Substring(inbound.payload).utf8)
+                guard name.count == 2 else { throw BridgeError.badArguments("has takes [module, method]") }
+                let target = try? modules.resolve(
+                    module: name[0], method: name[1], origin: sender.origin, isMainFrame: sender.isMainFrame,
+                    verified: sender.verified)
+                return target.map { OutboundMessage.quote($0.method.kind) } ?? "null"
+            case "close":
+                // Browsers let only a top-level window close; a frame's close() does nothing there either.
+                guard sender.isMainFrame else { throw BridgeError.denied("only the main frame can close the page") }
+                engine?.uiDelegate?.pageDidRequestClose()
+                return "null"
+            default:
+                throw BridgeError(.unknownMethod, "the runtime has no method '\(inbound.method)'")
+            }
+        }
+    }
+
+    // MARK: Synchronous calls
+
+    /// Answers `dialog` and returns true when it is a synchronous call made by this bridge's runtime (a prompt
+    /// starting with its key); returns false for every other dialog, which the caller passes on to the host.
+    ///
+    /// The caller is the frame the engine names in ``ScriptDialog/frame``; where the engine names none and
+    /// could (``WebEngine/verifiesMessageFrames``), the call is refused, as an unstamped post is.
+    public func answerSynchronousCall(_ dialog: ScriptDialog, reply: any ScriptDialogReply) -> Bool {
+        guard case .prompt = dialog.kind, dialog.message.hasPrefix(syncPrefix) else { return false }
+        statistics.received += 1
+        let text = String(dialog.message.dropFirst(syncPrefix.count))
+        runSynchronousCall(text, frame: dialog.frame, reply: reply)
+        return true
+    }
+
+    private func runSynchronousCall(_ text: String, frame: FrameInfo?, reply: any ScriptDialogReply) {
+        let started = ContinuousClock.now
+        let unattributed = CallOrigin(module: "-", started: started)
+        guard !isClosed else {
+            return answerSync(reply, .failure(BridgeError(.closed, "the bridge is closed")), origin: unattributed)
+        }
+        if frame == nil, engine?.verifiesMessageFrames == true {
+            return answerSync(
+                reply, .failure(BridgeError.denied("the engine did not name the calling frame")), origin: unattributed)
+        }
+        let inbound: InboundMessage
+        do {
+            inbound = try parser.parse(text)
+        } catch {
+            return answerSync(reply, .failure(error.error), origin: unattributed)
+        }
+        guard inbound.kind == .call else {
+            return answerSync(
+                reply, .failure(BridgeError.badMessage("a synchronous message must be a call")), origin: unattributed)
+        }
+        let sender = Sender(inbound, frame: frame)
+        if !sender.verified, inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
+            return answerSync(reply, .failure(BridgeError.denied(problem)), origin: unattributed)
+        }
+        if inbound.module == Self.builtinModule {
+            return answerSync(reply, builtin(inbound, sender: sender), origin: unattributed)
+        }
+        let target: (module: BridgeModule, name: String, method: BridgeMethod)
+        do {
+            target = try modules.resolve(
+                module: inbound.module, method: inbound.method, origin: sender.origin,
+                isMainFrame: sender.isMainFrame, verified: sender.verified)
+            guard target.method.synchronous else {
+                throw BridgeError.denied(
+                    "\(target.module.name).\(target.name) is not declared synchronous; call it with hybrid.call")
+            }
+        } catch {
+            return answerSync(reply, .failure(error), origin: unattributed)
+        }
+        statistics.calls += 1
+        let origin = CallOrigin(module: target.module.name, started: started)
+        let context = CallContext(
+            module: target.module.name, method: target.name, origin: sender.origin, originVerified: sender.verified,
+            isMainFrame: sender.isMainFrame, page: page, bridge: self)
+        let payload = Substring(inbound.payload).utf8
+        let work: @Sendable () async throws -> String
+        switch (target.method.body, target.module.execution) {
+        case (.sync(let body), .engineThread):
+            return answerSync(reply, Result { try body(payload, context) }, origin: origin)
+        case (.sync(let body), .background):
+            work = { @concurrent in try body(payload, context) }
+        case (.async(let body), .engineThread):
+            work = { [self] in try await self.runHere(body, payload, context) }
+        case (.async(let body), .background):
+            work = { @concurrent in try await body(payload, context) }
+        case (.forward, _):
+            return answerSync(reply, .failure(BridgeError.internalError("unresolved forward")), origin: origin)
+        case (.stream, _):
+            return answerSync(
+                reply, .failure(BridgeError.denied("a stream cannot be called synchronously")), origin: origin)
+        }
+        // The page's main thread waits for this answer: it always comes, by the limit at the latest.
+        let limit = target.method.timeout ?? configuration.limits.syncCallTimeout
+        nextSyncID += 1
+        let id = nextSyncID
+        let task = Task { [weak self] in
+            let outcome = await Self.run(work, timeout: limit)
+            await self?.finishSync(id, outcome, origin: origin)
+        }
+        syncCalls[id] = PendingSync(task: task, reply: reply)
+    }
+
+    private func finishSync(_ id: Int, _ outcome: Result<String, any Error>, origin: CallOrigin) {
+        // Already answered by navigation or close.
+        guard let call = syncCalls.removeValue(forKey: id) else { return }
+        answerSync(call.reply, outcome, origin: origin)
+    }
+
+    private func answerSync(_ reply: any ScriptDialogReply, _ outcome: Result<String, any Error>, origin: CallOrigin) {
+        switch outcome {
+        case .success(let json):
+            statistics.succeeded += 1
+            metrics.answered(module: origin.module, outcome: "ok", started: origin.started)
+            reply.answer(.text(OutboundMessage.syncResult(json: json)))
+        case .failure(let error):
+            statistics.failed += 1
+            let error = pageError(for: error)
+            metrics.answered(module: origin.module, outcome: error.code.rawValue, started: origin.started)
+            reply.answer(.text(OutboundMessage.syncFailure(error)))
+        }
+    }
+
+    // MARK: Published state
+
+    /// Publishes `value` as `name` for the frames that may call `module` (its access rules decide who reads
+    /// it): pages read it synchronously with `hybrid.state.get(name)` from document start, and hear
+    /// `hybrid.state.on(name, …)` when it changes. Publishing an equal value again does nothing.
+    ///
+    /// Modules whose origins are a predicate cannot be judged by the page runtime at document start; their
+    /// state arrives when the bridge is ready (`hybrid.ready`), checked here against the frame the engine names.
+    public func publishState<Value: Encodable>(_ name: String, _ value: Value, module: String) throws(BridgeError) {
+        guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
+        guard InboundMessageParser.isName(name) else {
+            throw .badArguments(
+                "state name '\(name)' must be letters, digits, _ $ . - (up to 64, not starting with a digit)")
+        }
+        guard modules[module] != nil else {
+            throw BridgeError(.unknownModule, "no native module named '\(module)' to decide who reads state '\(name)'")
+        }
+        let json = try BridgeMethod.encode(value)
+        guard json.utf8.count <= configuration.limits.maxMessageBytes else {
+            throw .badArguments(
+                "state '\(name)' is \(json.utf8.count) bytes; the limit is \(configuration.limits.maxMessageBytes)")
+        }
+        if let current = publishedState[name], current.module == module, current.json == json { return }
+        publishedState[name] = (module, json)
+        stateDidChange()
+    }
+
+    /// Withdraws `name`: pages read `undefined` from then on.
+    public func removeState(_ name: String) {
+        guard publishedState.removeValue(forKey: name) != nil else { return }
+        stateDidChange()
+    }
+
+    /// The names of the published state.
+    public var stateNames: [String] { publishedState.keys.sorted() }
+
+    private func stateDidChange() {
+        refreshStateScript()
+        // No value travels with the news: the main frame asks again, and its subframes too, each through its
+        // own stamped channel, so each gets only what it may read.
+        guard !isClosed else { return }
+        enqueue(OutboundMessage.stateChanged)
+    }
+
+    /// Replaces the document-start script, so new documents (every frame) start with the current values. The
+    /// runtime keeps an entry only where its own origin and frame fit the entry's access; it reads its origin
+    /// before any page script runs.
+    private func refreshStateScript() {
+        guard let engine else { return }
+        if let old = stateScript {
+            engine.removeUserScript(old)
+            stateScript = nil
+        }
+        let verifies = engine.verifiesMessageFrames
+        var entries: [(name: String, json: String, origins: Set<String>?, subframes: Bool)] = []
+        for (name, entry) in publishedState.sorted(by: { $0.key < $1.key }) {
+            guard let module = modules[entry.module], let access = modules.staticAccess(of: entry.module) else {
+                continue
+            }
+            // Where the engine names no frames, modules limited to origins or the main frame answer nobody.
+            if !verifies, module.access.dependsOnTheFrame { continue }
+            entries.append((name, entry.json, access.origins, access.allowsSubframes))
+        }
+        guard !entries.isEmpty else { return }
+        let batch = OutboundMessage.javaScriptString(OutboundMessage.batch([OutboundMessage.stateSnapshot(entries)]))
+        let source =
+            "(function () { const receive = window[\(OutboundMessage.quote(configuration.receiverName))]; "
+            + "if (typeof receive === 'function') receive([\(OutboundMessage.quote(deliveryKey)),\(batch)]); })();"
+        let script = UserScript(source: source, injectionTime: .documentStart, allFrames: true)
+        engine.addUserScript(script)
+        stateScript = script
+    }
+
+    /// The published state `sender` may read, as a JSON object.
+    private func stateJSON(for sender: Sender) -> String {
+        var parts: [String] = []
+        for (name, entry) in publishedState.sorted(by: { $0.key < $1.key })
+        where modules.allowsAccess(
+            to: entry.module, origin: sender.origin, isMainFrame: sender.isMainFrame, verified: sender.verified)
+        {
+            parts.append("\(OutboundMessage.quote(name)):\(entry.json)")
+        }
+        return "{" + parts.joined(separator: ",") + "}"
     }
 
     // MARK: Delivery
@@ -592,6 +1035,23 @@ public actor BridgeEngine {
             // their runtime already rejected these calls on pagehide.
             call.reply?.resolve(
                 json: OutboundMessage.batch([OutboundMessage.failure(token: key.token, id: key.id, error: error)]))
+        }
+        let syncPending = syncCalls
+        syncCalls.removeAll()
+        for (_, call) in syncPending {
+            call.task.cancel()
+            statistics.abandoned += 1
+            call.reply.answer(.text(OutboundMessage.syncFailure(error)))
+        }
+        let open = streams
+        streams.removeAll()
+        for (key, stream) in open {
+            stream.task?.cancel()
+            stream.room?.resume()
+            stream.pull?.reply?.resolve(
+                json: OutboundMessage.batch([
+                    OutboundMessage.streamChunk(token: key.token, id: key.id, elements: [], end: .failure(error))
+                ]))
         }
         let jsPending = jsCalls
         jsCalls.removeAll()

@@ -11,11 +11,24 @@ public struct BridgeLimits: Sendable, Equatable {
     public var callTimeout: Duration?
     /// How long the page waits for any call before rejecting it with `timeout` (0 disables).
     public var pageCallTimeout: Duration
+    /// How long a synchronous call (`hybrid.callSync`) may keep the page's main thread blocked before it
+    /// throws `timeout` (a method's own timeout overrides it). Methods that run inline on the engine's thread
+    /// answer before any timer could fire.
+    public var syncCallTimeout: Duration
+    /// How many elements of a stream native reads ahead of the page, and the page asks for at a time: each side
+    /// holds at most about this many.
+    public var streamWindow: Int
+    /// Streams a page may have open at once; more fail with `denied`.
+    public var maxOpenStreams: Int
 
     public init(
         maxMessageBytes: Int = 16 << 20, maxNestingDepth: Int = 128, maxPendingCalls: Int = 10_000,
-        callTimeout: Duration? = .seconds(30), pageCallTimeout: Duration = .seconds(60)
+        callTimeout: Duration? = .seconds(30), pageCallTimeout: Duration = .seconds(60),
+        syncCallTimeout: Duration = .seconds(2), streamWindow: Int = 256, maxOpenStreams: Int = 4_096
     ) {
+        self.streamWindow = max(1, streamWindow)
+        self.maxOpenStreams = maxOpenStreams
+        self.syncCallTimeout = syncCallTimeout
         self.maxMessageBytes = maxMessageBytes
         self.maxNestingDepth = maxNestingDepth
         self.maxPendingCalls = maxPendingCalls

@@ -7,11 +7,22 @@ public struct BridgeMethod: Sendable {
         case sync(@Sendable (Substring.UTF8View, CallContext) throws -> String)
         case async(@Sendable (Substring.UTF8View, CallContext) async throws -> String)
         case forward(module: String, method: String)
+        /// Sends each element through the sink, which suspends while the page has not made room for it.
+        case stream(@Sendable (Substring.UTF8View, CallContext, BridgeStreamSink) async throws -> Void)
     }
 
     let body: Body
-    /// Overrides the bridge's ``BridgeLimits/callTimeout`` for this method.
+    /// Overrides the bridge's ``BridgeLimits/callTimeout`` (and ``BridgeLimits/syncCallTimeout``) for this method.
     let timeout: Duration?
+    /// Whether pages may call it synchronously (`hybrid.callSync`), which blocks their main thread until it
+    /// answers. Only methods that say so: a page must not be able to freeze itself on any method.
+    var synchronous = false
+
+    /// How a page may call it, as `hybrid.has` tells: `sync` methods can be called both ways.
+    var kind: String {
+        if case .stream = body { return "stream" }
+        return synchronous ? "sync" : "async"
+    }
 
     // Shared: building a coder per call costs more than the coding of a small message. Foundation's coders
     // are safe to share once configured.

@@ -13,7 +13,7 @@ public enum BridgeRuntimeScript {
     }
 
     /// The runtime's source files, in the order they are concatenated.
-    static let files = ["bridge", "wvjb"]
+    static let files = ["bridge", "wvjb", "dsbridge"]
 
     /// Loaded once: the files are immutable package resources.
     static let sources: Result<[String], LoadError> = {
@@ -35,21 +35,28 @@ public enum BridgeRuntimeScript {
     /// The complete script for one bridge. `relaySecret` authenticates events relayed to subframes;
     /// `deliveryKey` authenticates native's evaluations of the receiver function.
     static func make(
-        configuration: BridgeConfiguration, relaySecret: String, deliveryKey: String, runtimeID: String
+        configuration: BridgeConfiguration, relaySecret: String, deliveryKey: String, syncKey: String,
+        runtimeID: String
     ) throws -> String {
         struct Config: Encodable {
-            let handler, replyHandler, receiver, wvjbModule, relaySecret, deliveryKey, runtimeId, version: String
+            let handler, replyHandler, receiver, wvjbModule, dsbridgeModule: String
+            let relaySecret, deliveryKey, syncKey, runtimeId, version: String
+            let dsbridge: Bool
             let maxMessageLength: Int
             let callTimeoutMs: Int
+            let streamWindow: Int
         }
         let limits = configuration.limits
         let timeout = limits.pageCallTimeout.components
         let config = Config(
             handler: configuration.handlerName, replyHandler: configuration.replyHandlerName,
             receiver: configuration.receiverName, wvjbModule: configuration.wvjbModuleName,
-            relaySecret: relaySecret, deliveryKey: deliveryKey, runtimeId: runtimeID, version: HybridKitVersion.string,
+            dsbridgeModule: configuration.dsbridgeModuleName,
+            relaySecret: relaySecret, deliveryKey: deliveryKey, syncKey: syncKey, runtimeId: runtimeID,
+            version: HybridKitVersion.string, dsbridge: configuration.dsbridgeCompatibility,
             maxMessageLength: limits.maxMessageBytes,
-            callTimeoutMs: Int(timeout.seconds) * 1000 + Int(timeout.attoseconds / 1_000_000_000_000_000))
+            callTimeoutMs: Int(timeout.seconds) * 1000 + Int(timeout.attoseconds / 1_000_000_000_000_000),
+            streamWindow: limits.streamWindow)
         let configJSON = String(decoding: try JSONEncoder().encode(config), as: UTF8.self)
         let body = try sources.get().joined(separator: "\n")
         return "(function (config) {\n\(body)\n})(\(configJSON));\n"

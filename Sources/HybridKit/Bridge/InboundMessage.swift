@@ -2,7 +2,16 @@
 /// `H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>`, the method percent-encoded
 /// (`encodeURIComponent`), since WebViewJavascriptBridge handler names may hold spaces.
 public struct InboundMessage: Sendable, Equatable {
-    public enum Kind: String, Sendable { case hello, call, jsReply = "jsreply" }
+    public enum Kind: String, Sendable {
+        case hello, call
+        case jsReply = "jsreply"
+        /// Opens a stream of a method's results; it also asks for the first elements (a `pull`).
+        case stream
+        /// Asks for up to `payload` more elements of stream `id`.
+        case pull
+        /// The page stopped reading stream `id`.
+        case cancel
+    }
     public enum Frame: String, Sendable { case main, sub }
 
     public var kind: Kind
@@ -121,7 +130,7 @@ public struct InboundMessageParser: Sendable {
             throw fail("origin is malformed")
         }
         guard let module = Self.string(fields[6]), let method = Self.string(fields[7]).flatMap(Self.percentDecoded),
-            kind != .call
+            (kind != .call && kind != .stream)
                 || (Self.isName(module)
                     && (Self.isName(method) || (module == freeFormMethodModule && Self.isFreeFormName(method))))
         else { throw fail("module or method name is malformed") }

@@ -61,6 +61,40 @@ public final class ModuleRegistry: Sendable {
         throw BridgeError(.internalError, "forwarding from '\(module).\(method)' loops")
     }
 
+    /// Whether a frame may call `module` at all (the first hop of
+    /// ``resolve(module:method:origin:isMainFrame:verified:)``): the rule for who reads the module's published state.
+    func allowsAccess(to module: String, origin: String, isMainFrame: Bool, verified: Bool) -> Bool {
+        guard let found = self[module] else { return false }
+        if !verified, found.access.dependsOnTheFrame || overrides.withLock({ $0[module] }) != nil { return false }
+        do {
+            try checkAccess(found, named: module, origin: origin, isMainFrame: isMainFrame)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// `module`'s access as data a page runtime can apply by itself (origins: nil for any), with the run-time
+    /// override folded in; nil when it cannot be written down (a predicate) or there is no such module.
+    func staticAccess(of module: String) -> (origins: Set<String>?, allowsSubframes: Bool)? {
+        guard let found = self[module] else { return nil }
+        var origins: Set<String>?
+        switch found.access.origins {
+        case .any: origins = nil
+        case .only(let set): origins = Set(set.map { $0.lowercased() })
+        case .matching: return nil
+        }
+        if let override = overrides.withLock({ $0[module] }) {
+            let given: Set<String>? = override.origins.contains("*") ? nil : override.origins
+            switch override.mode {
+            case .replace: origins = given
+            case .narrow:
+                if let given { origins = origins.map { $0.intersection(given) } ?? given }
+            }
+        }
+        return (origins, found.access.allowsSubframes)
+    }
+
     static func unverifiedFrame(_ module: String) -> String {
         "module '\(module)' is limited to some origins or to the main frame, and the engine did not identify the "
             + "calling frame. On WebKitGTK, HybridKit's web-process extension was not loaded: every build of "

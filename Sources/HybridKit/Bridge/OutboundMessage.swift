@@ -3,9 +3,40 @@ import Foundation
 /// Native → page messages as JSON text. Payloads arrive already encoded, so a batch is built by
 /// concatenation, with no re-encoding of results.
 enum OutboundMessage {
-    static func ready(token: String, catalog: [String: [String]]) -> String {
-        #"{"k":"ready","p":\#(quote(token)),"modules":\#(json(catalog))}"#
+    /// `state` is a JSON object (name → value) of the published state the frame may read.
+    static func ready(token: String, catalog: [String: [String]], state: String = "{}") -> String {
+        #"{"k":"ready","p":\#(quote(token)),"modules":\#(json(catalog)),"state":\#(state)}"#
     }
+
+    /// Published state changed: the main frame asks again (and tells its subframes to), each for what it may read.
+    static let stateChanged = #"{"k":"stc"}"#
+
+    /// The state every frame finds at document start, each entry with the access the runtime applies itself:
+    /// `o` the origins (null: any), `s` whether subframes may read it.
+    static func stateSnapshot(_ entries: [(name: String, json: String, origins: Set<String>?, subframes: Bool)])
+        -> String
+    {
+        let items = entries.map { entry in
+            let origins = entry.origins.map { json($0.sorted()) } ?? "null"
+            return #"{"n":\#(quote(entry.name)),"v":\#(entry.json),"o":\#(origins),"s":\#(entry.subframes)}"#
+        }
+        return #"{"k":"st0","e":[\#(items.joined(separator: ","))]}"#
+    }
+
+    /// Elements of stream `id` (JSON texts), and its end when `end` is set: success, or the error it ended with.
+    static func streamChunk(token: String, id: Int, elements: [String], end: Result<Void, BridgeError>?) -> String {
+        let head = #"{"k":"sc","p":\#(quote(token)),"id":\#(id),"d":[\#(elements.joined(separator: ","))]"#
+        switch end {
+        case nil: return head + "}"
+        case .success: return head + #","end":true}"#
+        case .failure(let error): return head + #","end":true,"e":\#(errorObject(error))}"#
+        }
+    }
+
+    /// What a synchronous call's prompt returns.
+    static func syncResult(json: String) -> String { #"{"ok":true,"r":\#(json)}"# }
+
+    static func syncFailure(_ error: BridgeError) -> String { #"{"ok":false,"e":\#(errorObject(error))}"# }
 
     static func result(token: String, id: Int, json: String) -> String {
         #"{"k":"r","p":\#(quote(token)),"id":\#(id),"ok":true,"r":\#(json)}"#

@@ -128,7 +128,7 @@ public final class HybridContainer: @unchecked Sendable {
         if let navigationPolicy {
             navigationPolicy.next = router
             page.delegate = navigationPolicy
-            engine.uiDelegate = navigationPolicy
+            page.uiDelegate = navigationPolicy
         } else {
             page.delegate = router
         }
@@ -216,7 +216,7 @@ public final class HybridContainer: @unchecked Sendable {
         sessions.removeAll()
         page.close()
         page.delegate = nil
-        if let navigationPolicy, engine.uiDelegate === navigationPolicy { engine.uiDelegate = nil }
+        page.uiDelegate = nil
         recovery?.assumeIsolated { $0.stop() }
         for host in configuration.messageHandlers { engine.removeScriptMessageHandler(name: host.name) }
         handle.clearSchemes()

@@ -11,6 +11,9 @@ public protocol EngineUIDelegate: AnyObject, Sendable {
     /// The engine met a response it will not show (see ``EngineDownload``); it has already stopped loading it.
     func didRecognizeDownload(_ download: EngineDownload)
     func didFailSubresourceLoad(_ failure: SubresourceLoadFailure)
+    /// The page's main frame called `window.close()` (heard by the bridge runtime: engines ignore it for
+    /// windows scripts did not open). The host decides whether to dismiss the page.
+    func pageDidRequestClose()
 }
 
 extension EngineUIDelegate {
@@ -19,6 +22,7 @@ extension EngineUIDelegate {
     }
     public func didRecognizeDownload(_ download: EngineDownload) {}
     public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {}
+    public func pageDidRequestClose() {}
 }
 
 /// The answers a dialog gets when nobody else answers it (no host, a host that timed out, a closed view).

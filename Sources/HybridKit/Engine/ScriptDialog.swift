@@ -16,11 +16,15 @@ public struct ScriptDialog: Sendable, Equatable {
     public var message: String
     /// The main frame's URL when the dialog opened, for hosts that show where it comes from.
     public var pageURL: URL?
+    /// The frame that opened the dialog, as the engine knows it; nil when the engine cannot say (WebKitGTK
+    /// says only for the prompts of synchronous bridge calls, which its web-process extension stamps).
+    public var frame: FrameInfo?
 
-    public init(kind: Kind, message: String, pageURL: URL? = nil) {
+    public init(kind: Kind, message: String, pageURL: URL? = nil, frame: FrameInfo? = nil) {
         self.kind = kind
         self.message = message
         self.pageURL = pageURL
+        self.frame = frame
     }
 }
 

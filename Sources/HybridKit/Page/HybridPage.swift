@@ -3,12 +3,16 @@ import Foundation
 /// One page: an engine with a bridge attached, and the navigation events the bridge must hear.
 ///
 /// The host creates it on the engine's executor, registers modules, and loads. It is the engine's
-/// navigation delegate and passes every event on to ``delegate``.
-public final class HybridPage: NavigationDelegate, @unchecked Sendable {
+/// navigation delegate and passes every event on to ``delegate``; it is also the engine's UI delegate, answers
+/// the prompts that carry synchronous bridge calls itself, and passes every other dialog on to ``uiDelegate``.
+public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked Sendable {
     // Every member is used on the engine's executor only (the port's contract), which serialises access.
     public let engine: any WebEngine
     public let bridge: BridgeEngine
     public weak var delegate: (any NavigationDelegate)?
+    /// Hears the dialogs (except synchronous bridge calls), downloads and failed sub-resources of the page.
+    /// Set this rather than the engine's `uiDelegate`, which would take synchronous calls away from the bridge.
+    public weak var uiDelegate: (any EngineUIDelegate)?
 
     public init(
         engine: any WebEngine, modules: [BridgeModule] = [], configuration: BridgeConfiguration = BridgeConfiguration()
@@ -18,13 +22,34 @@ public final class HybridPage: NavigationDelegate, @unchecked Sendable {
         self.engine = engine
         bridge = try BridgeEngine(engine: engine, modules: ModuleRegistry(modules), configuration: configuration)
         engine.navigationDelegate = self
+        engine.uiDelegate = self
     }
 
     /// Closes the bridge (pending calls fail with `closed`) and detaches from the engine.
     public func close() {
         bridge.assumeIsolated { $0.close() }
         if engine.navigationDelegate === self { engine.navigationDelegate = nil }
+        if engine.uiDelegate === self { engine.uiDelegate = nil }
     }
+
+    // MARK: UI
+
+    public func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
+        // Before the host: the host must never see (or answer) a bridge call, and a page's own prompt must
+        // never reach the bridge (it lacks the runtime's key; see BridgeEngine.answerSynchronousCall).
+        if bridge.assumeIsolated({ $0.answerSynchronousCall(dialog, reply: reply) }) { return }
+        if let uiDelegate {
+            uiDelegate.runScriptDialog(dialog, reply: reply)
+        } else {
+            reply.answer(ScriptDialogDefaults().answer(for: dialog))
+        }
+    }
+
+    public func didRecognizeDownload(_ download: EngineDownload) { uiDelegate?.didRecognizeDownload(download) }
+    public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {
+        uiDelegate?.didFailSubresourceLoad(failure)
+    }
+    public func pageDidRequestClose() { uiDelegate?.pageDidRequestClose() }
 
     public func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
         // The classic WebViewJavascriptBridge bootstrap loads this URL in a hidden iframe to wake the

@@ -19,6 +19,9 @@ final class GTKWebContext {
 
     /// Whether the web processes load the frame-stamping extension (see ``FrameStampingExtension``).
     let stampsFrames: Bool
+    /// Prefixes the prompts the extension makes for synchronous bridge calls (see ``GTKSyncPrompt``). Only the
+    /// web processes know it, through their initialization data; page scripts never see it.
+    let syncPromptSecret: String
 
     private init() {
         // Ephemeral: the native side owns persistent state (cookie jar, packages); the engine's own disk
@@ -26,8 +29,13 @@ final class GTKWebContext {
         context = webkit_web_context_new_ephemeral()
         webkit_web_context_set_cache_model(context, WEBKIT_CACHE_MODEL_WEB_BROWSER)
         // Before any web process starts: the extension must be in every one of them.
+        var generator = SystemRandomNumberGenerator()
+        syncPromptSecret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }
+            .joined()
         if let directory = FrameStampingExtension.prepareDirectory(logger: Logger(label: "hybrid.gtk")) {
             webkit_web_context_set_web_extensions_directory(context, directory)
+            webkit_web_context_set_web_extensions_initialization_user_data(
+                context, g_variant_new_string(syncPromptSecret))
             stampsFrames = true
         } else {
             stampsFrames = false

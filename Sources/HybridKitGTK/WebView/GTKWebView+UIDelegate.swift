@@ -74,10 +74,14 @@ extension GTKWebView {
             self?.ui.openDialogs[ObjectIdentifier(reply)] = nil
         }
         ui.openDialogs[ObjectIdentifier(reply)] = reply
-        let message = borrowGString(webkit_script_dialog_get_message(dialog)) ?? ""
+        let raw = borrowGString(webkit_script_dialog_get_message(dialog)) ?? ""
+        // A prompt the extension made for a frame arrives stamped with that frame; any other dialog's frame is
+        // unknown here (WebKitGTK does not say which frame opened it).
+        let stamped = kind.isPrompt ? GTKSyncPrompt(raw, secret: GTKWebContext.shared.syncPromptSecret) : nil
         let scriptDialog = ScriptDialog(
-            kind: kind, message: message,
-            pageURL: borrowGString(webkit_web_view_get_uri(webView)).flatMap(URL.init(string:)))
+            kind: kind, message: stamped?.text ?? raw,
+            pageURL: borrowGString(webkit_web_view_get_uri(webView)).flatMap(URL.init(string:)),
+            frame: stamped?.frame)
         // Without a delegate the page still gets an answer: never GTK's own modal dialog, which nobody would see.
         if let delegate = ui.delegate {
             delegate.runScriptDialog(scriptDialog, reply: reply)

@@ -5,7 +5,7 @@ import Synchronization
 extension EngineConformance {
     /// Reports who the calling frame is, as the bridge learnt it from the engine.
     static let whoModule = BridgeModule("who", access: .anyPage) { module in
-        module.method("ami") { (_: NoArguments, call) in
+        module.method("ami", synchronous: true) { (_: NoArguments, call) in
             "\(call.origin) \(call.originVerified ? "verified" : "claimed") \(call.isMainFrame ? "main" : "sub")"
         }
     }
@@ -75,7 +75,48 @@ extension EngineConformance {
                 "blank": "conformance://host verified sub",
             ]
             try rig.expectEqual(object, expected, "frame identities")
-        }
+        },
+        // A synchronous call is a prompt() the engine must name the frame of (ScriptDialog.frame), as it does for
+        // posts; HybridPage answers it, and the page's own prompts still reach the UI delegate.
+        ConformanceCase("frames.synchronousCallsCarryTheFrameTheEngineNames") { rig in
+            let engine = try rig.engine()
+            guard engine.verifiesMessageFrames else { return }
+            let page = try HybridPage(engine: engine, modules: [whoModule])
+            defer { page.close() }
+            page.delegate = rig.events
+            page.uiDelegate = rig.ui
+            rig.ui.answerDialogs { _ in .text("typed") }
+            let ask = "let who; try { who = hybrid.callSync('who', 'ami'); } catch (e) { who = 'error ' + e.code; }"
+            rig.page(
+                "probe-sync.html",
+                "<script>\(ask) parent.postMessage({probe: location.hash ? 'sandboxed' : 'plain', who}, '*');</script>")
+            rig.page(
+                "sync.html",
+                """
+                <!doctype html><title>sync</title>
+                <script>
+                window.probes = {};
+                addEventListener('message', (e) => { if (e.data && e.data.probe) window.probes[e.data.probe] = e.data.who; });
+                { \(ask) window.probes.main = who; }
+                </script>
+                <iframe src="probe-sync.html"></iframe>
+                <iframe sandbox="allow-scripts allow-modals" src="probe-sync.html#s"></iframe>
+                """)
+            try await rig.load("sync.html")
+            try await rig.waitFor("Object.keys(window.probes).length === 3")
+            let probes = try await rig.eval("window.probes") ?? "nil"
+            guard let object = try? JSONSerialization.jsonObject(with: Data(probes.utf8)) as? [String: String] else {
+                throw rig.fail("probes were \(probes)")
+            }
+            try rig.expectEqual(
+                object,
+                [
+                    "main": "conformance://host verified main", "plain": "conformance://host verified sub",
+                    "sandboxed": "null verified sub",
+                ], "synchronous callers")
+            try rig.expectEqual(try await rig.settle("prompt('own?')"), #"{"v":"typed"}"#, "the page's own prompt")
+            try rig.expectEqual(rig.ui.dialogs.map(\.message), ["own?"], "dialogs the UI delegate heard")
+        },
     ]
 
     static let cookieCases: [ConformanceCase] = [

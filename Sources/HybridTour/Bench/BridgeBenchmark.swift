@@ -18,6 +18,10 @@ public enum BridgeBenchmark {
         public var largeInFlight = 50
         public var rounds = 5
         public var sizes = [100, 1 << 20]
+        /// Synchronous round trips (100-byte echo), interleaved with asynchronous ones.
+        public var syncCalls = 1000
+        /// Elements of the streamed-results figure, against as many separate calls.
+        public var streamElements = 10_000
         public init() {}
     }
 
@@ -108,9 +112,24 @@ public enum BridgeBenchmark {
             engine: view,
             modules: [
                 BridgeModule("bench", access: .origins("app://bench")) { module in
-                    module.method("echo") { (payload: String, _) in
+                    module.method("echo", synchronous: true) { (payload: String, _) in
                         bridgeArrivals.record()
                         return payload
+                    }
+                    // One element per call, against the same elements as one stream.
+                    module.method("item") { (size: Int, _) in String(repeating: "x", count: max(0, min(size, 1 << 16)))
+                    }
+                    module.stream("items") { (request: [Int], _) in
+                        let (count, size) = (request.first ?? 0, request.dropFirst().first ?? 0)
+                        let item = String(repeating: "x", count: max(0, min(size, 1 << 16)))
+                        let next = Mutex(0)
+                        return AsyncStream<String>(unfolding: {
+                            next.withLock { sent in
+                                guard sent < count else { return nil }
+                                sent += 1
+                                return item
+                            }
+                        })
                     }
                 }
             ], configuration: configuration)
@@ -191,6 +210,55 @@ public enum BridgeBenchmark {
                     unit: "calls/s", baselineName: "sequential floor (1/bare p50)", baseline: floor, better: .higher),
             ]
         }
+
+        /// The synchronous round trip against the asynchronous one (interleaved blocks, 100 B), and streamed
+        /// elements against as many separate calls (sequential, and all in flight at once).
+        func synchronousAndStreamed() async throws -> [BenchFigure] {
+            let size = 100
+            _ = try await roundTrips(bridgeArrivals, "sync-seq", size: size, count: 50)
+            var synchronous: [Double] = []
+            var asynchronous: [Double] = []
+            let blocks = max(1, min(10, options.syncCalls / 50))
+            for _ in 0..<blocks {
+                synchronous += try await roundTrips(
+                    bridgeArrivals, "sync-seq", size: size, count: options.syncCalls / blocks)
+                asynchronous += try await roundTrips(
+                    bridgeArrivals, "bridge-seq", size: size, count: options.syncCalls / blocks)
+            }
+            _ = bridgeArrivals.take()
+            let count = options.streamElements
+            func rate(_ kind: String) async throws -> Double {
+                var rates: [Double] = []
+                for _ in 0..<max(1, options.rounds) {
+                    let elapsed = microseconds(try await phase(kind, size: size, count: count))
+                    rates.append(elapsed > 0 ? Double(count) * 1e6 / elapsed : 0)
+                }
+                return percentile(rates, 0.5)
+            }
+            _ = try await rate("stream")
+            let streamed = try await rate("stream")
+            let sequential = try await rate("calls-seq")
+            let concurrent = try await rate("calls-flight")
+            return [
+                BenchFigure(
+                    scenario: "bridge", figure: "synchronous call p50, \(size) B (page blocked throughout)",
+                    value: percentile(synchronous, 0.5), unit: "µs", baselineName: "asynchronous call p50",
+                    baseline: percentile(asynchronous, 0.5), better: .lower),
+                BenchFigure(
+                    scenario: "bridge", figure: "synchronous call p99, \(size) B", value: percentile(synchronous, 0.99),
+                    unit: "µs", baselineName: "asynchronous call p99", baseline: percentile(asynchronous, 0.99),
+                    better: .lower),
+                BenchFigure(
+                    scenario: "bridge", figure: "streamed, \(count) × \(size) B", value: streamed, unit: "elements/s",
+                    baselineName: "\(count) sequential calls", baseline: sequential, better: .higher, targetRatio: 5),
+                BenchFigure(
+                    scenario: "bridge", figure: "streamed, \(count) × \(size) B, against concurrent calls",
+                    value: streamed, unit: "elements/s", baselineName: "\(count) concurrent calls",
+                    baseline: concurrent, better: .higher),
+            ]
+        }
+
+        figures += try await synchronousAndStreamed()
         return figures
     }
 

@@ -15,6 +15,11 @@ async function mistakes(bridge: WebViewJavascriptBridge): Promise<void> {
   bridge.callHandler(); // error
   window.WebViewJavascriptBridge.callHandler('ObjC Echo'); // error
   hybrid.nope(); // error
+  hybrid.callSync('device', 'info', {}, 'extra'); // error
+  hybrid.has('noDot'); // error
+  hybrid.state.set('device', 1); // error
+  dsBridge.hasNativeMethod('echo.syn', 'sometimes'); // error
+  hybrid.stream<number>('sensors', 'count').forEach((n: string) => n); // error
   console.log(code, strategy);
 }
 

@@ -115,3 +115,34 @@ async function cookiesAndRequests(): Promise<void> {
 
 void bridge();
 void cookiesAndRequests();
+
+// Synchronous calls, published state, `has`, and DSBridge's page API.
+function synchronous(): void {
+  const info: DeviceInfo = hybrid.callSync<DeviceInfo>('device', 'info');
+  const battery: number = info.battery;
+  const kind: 'sync' | 'async' | 'stream' | null = hybrid.has('device.info');
+  const again = hybrid.has('device', 'info');
+  const device = hybrid.state.get<DeviceInfo>('device');
+  if (device) console.log(device.model, battery, kind, again);
+  const names: string[] = hybrid.state.keys();
+  const stop: () => void = hybrid.state.on<DeviceInfo>('device', (value) => console.log(value?.model, names));
+  stop();
+
+  const sum: number = dsBridge.call<number>('addValue', [1, 2]);
+  dsBridge.call('testAsyn', 'hi', (value) => console.log(value, sum));
+  dsBridge.call('callProgress', (value) => console.log(value));
+  dsBridge.register('addValue', (l: number, r: number) => l + r);
+  dsBridge.register('syn', { tag: (s: string) => s });
+  dsBridge.registerAsyn('append', (a: string, b: string, done: (data: any, complete?: boolean) => void) => done(a + b));
+  const exists: boolean = window.dsBridge.hasNativeMethod('echo.syn', 'syn');
+  dsBridge.disableJavascriptDialogBlock(exists);
+}
+synchronous();
+
+async function streams(): Promise<void> {
+  for await (const reading of hybrid.stream<{ celsius: number }>('sensors', 'temperature', { every: 100 })) {
+    if (reading.celsius > 30) break;
+  }
+  await hybrid.stream<number>('sensors', 'count').forEach((n) => console.log(n.toFixed(0)));
+}
+void streams();

@@ -167,6 +167,8 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
         }
     }
 
+    public func pageDidRequestClose() { host?.pageDidRequestClose() }
+
     public func didRecognizeDownload(_ download: EngineDownload) {
         logger.info(
             "download recognised",

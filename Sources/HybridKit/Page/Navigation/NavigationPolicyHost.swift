@@ -14,6 +14,8 @@ public protocol NavigationPolicyHost: AnyObject, Sendable {
     func didFailSubresourceLoad(_ failure: SubresourceLoadFailure)
     /// A URL the policy refused to load or hand out (`file:`, a top-level `data:` …).
     func didBlockNavigation(to url: URL, reason: String)
+    /// The page called `window.close()` in its main frame: dismiss it if you want.
+    func pageDidRequestClose()
 }
 
 extension NavigationPolicyHost {
@@ -23,4 +25,5 @@ extension NavigationPolicyHost {
     public func didRecognizeDownload(_ download: EngineDownload) {}
     public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {}
     public func didBlockNavigation(to url: URL, reason: String) {}
+    public func pageDidRequestClose() {}
 }

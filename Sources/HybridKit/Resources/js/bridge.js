@@ -7,6 +7,10 @@
 // A space-separated head that is cheap to parse natively, then the payload bytes that native decodes
 // straight into the method's argument type. The main frame sends the messages of one turn in one post,
 // separated by newlines; subframes send one message per post (each post has its own reply).
+// Synchronous calls (`hybrid.callSync`, `hybrid.has`, DSBridge's `call` without a callback) are one prompt():
+//   "H1sync <sync key>\n" + the same head and payload; the prompt returns {"ok":…,"r"|"e":…} as JSON text.
+// On WebKitGTK the web-process extension's __hybridFrameSync makes the prompt, stamped with the frame; elsewhere
+// the engine names the frame of a prompt itself (WKWebView). The page's main thread waits for the answer.
 // Native → page: `receiver(["<delivery key>", "<JSON array of messages>"])`, one evaluation per batch in the main
 // frame, or the reply of a reply-capable handler in subframes. The batch is JSON text parsed here (never
 // JavaScript source, where a "__proto__" key would set a prototype), so every frame reads the same data the
@@ -29,6 +33,12 @@ const replyPost = replyHandler && replyHandler.postMessage;
 // before any page script runs, and removed from the page's reach.
 const framePost = typeof window.__hybridFramePost === 'function' ? window.__hybridFramePost : null;
 if (framePost) delete window.__hybridFramePost;
+// The synchronous channel, taken the same way; without the extension, the prompt function as it is now
+// (before the page could replace it and read what passes).
+const frameSync = typeof window.__hybridFrameSync === 'function' ? window.__hybridFrameSync : null;
+if (frameSync) delete window.__hybridFrameSync;
+const nativePrompt = window.prompt;
+const stringify = JSON.stringify;
 const canPostMain = Boolean(framePost || mainHandler);
 const canPostWithReply = Boolean(framePost || replyHandler);
 
@@ -51,6 +61,9 @@ function postWithReply(text) {
 }
 const isMainFrame = window === window.top;
 const origin = String(location.origin);
+// The security origin the engine applies (`null` for a sandboxed frame, whatever its URL), read before any
+// page script runs: published state is kept or dropped by it.
+const securityOrigin = String(self.origin);
 const token = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('');
 const NAME = /^[A-Za-z_$][\w$.-]{0,63}$/;
 // WebViewJavascriptBridge handler names are any text ('ObjC Echo'); native takes up to 128 bytes, no controls.
@@ -200,6 +213,238 @@ function call(module, method, args, optionsOrCallback, maybeCallback) {
   return promise;
 }
 
+// Streams: id → state. The opening message asks for the first window of elements; the page asks for more
+// (`pull`) when it has read half of what it holds, so each side holds at most about a window.
+const streams = new Map();
+
+function streamSettle(s) {
+  while (s.waiters.length && s.buffer.length) s.waiters.shift().resolve({ value: s.buffer.shift(), done: false });
+  if (!s.buffer.length && (s.done || s.error)) {
+    streams.delete(s.id);
+    for (const waiter of s.waiters.splice(0)) {
+      if (s.error) waiter.reject(s.error);
+      else waiter.resolve({ value: undefined, done: true });
+    }
+  }
+}
+
+function streamPull(s) {
+  if (s.pulling || s.done || s.error || s.buffer.length > config.streamWindow / 2) return;
+  s.pulling = true;
+  try {
+    send(head('pull', s.id, '-', '-') + String(config.streamWindow));
+  } catch (e) {
+    s.pulling = false;
+    s.error = e instanceof HybridError ? e : new HybridError('internal', String(e && e.message));
+    streamSettle(s);
+  }
+}
+
+function streamChunk(m) {
+  const s = streams.get(m.id);
+  if (!s || s.closed) return;
+  s.pulling = false;
+  if (Array.isArray(m.d)) for (const value of m.d) s.buffer.push(value);
+  if (m.end) {
+    if (m.e) s.error = toError(m.e);
+    else s.done = true;
+  }
+  streamSettle(s);
+  if (s.waiters.length || s.buffer.length <= config.streamWindow / 2) streamPull(s);
+}
+
+function failStreams(code, message) {
+  for (const s of Array.from(streams.values())) {
+    s.error = new HybridError(code, message);
+    s.buffer.length = 0;
+    streamSettle(s);
+  }
+}
+
+/**
+ * Reads a native stream method: an async iterator (`for await (const x of hybrid.stream(…))`), or
+ * `.forEach(fn)` for a callback per element. Leaving the loop early cancels the native side.
+ */
+function openStream(module, method, args) {
+  const s = { id: 0, buffer: [], waiters: [], pulling: true, done: false, error: null, closed: false };
+  const fail = (error) => {
+    s.error = error;
+    return iterator;
+  };
+  const iterator = {
+    next() {
+      if (s.buffer.length) {
+        const value = s.buffer.shift();
+        streamPull(s);
+        if (!s.buffer.length && (s.done || s.error)) streamSettle(s);
+        return Promise.resolve({ value, done: false });
+      }
+      if (s.error) return Promise.reject(s.error);
+      if (s.done || s.closed) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve, reject) => {
+        s.waiters.push({ resolve, reject });
+        streamPull(s);
+      });
+    },
+    return(value) {
+      if (!s.closed && !s.done && !s.error && streams.has(s.id)) {
+        try {
+          send(head('cancel', s.id, '-', '-') + 'null');
+        } catch (_) {
+          // the page is going away: native cancels the stream with it
+        }
+      }
+      s.closed = true;
+      s.buffer.length = 0;
+      streams.delete(s.id);
+      for (const waiter of s.waiters.splice(0)) waiter.resolve({ value: undefined, done: true });
+      return Promise.resolve({ value, done: true });
+    },
+    [Symbol.asyncIterator]() { return iterator; },
+    /** Calls `fn` with each element; resolves when the stream ends, rejects with its error. */
+    async forEach(fn) {
+      for await (const value of iterator) fn(value);
+    },
+  };
+  if (state === 'closed') return fail(new HybridError('navigated', 'the page is going away'));
+  if (!NAME.test(String(module)) || !NAME.test(String(method))) {
+    return fail(new HybridError('bad_message', `invalid module or method name: ${String(module)}.${String(method)}`));
+  }
+  let payload;
+  try {
+    payload = stringify(args === undefined ? null : args);
+  } catch (e) {
+    return fail(new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`));
+  }
+  const text = head('stream', nextId, module, method) + payload;
+  if (text.length > config.maxMessageLength) {
+    return fail(new HybridError('bad_message', `message of ${text.length} characters exceeds the limit of ${config.maxMessageLength}`));
+  }
+  s.id = nextId++;
+  streams.set(s.id, s);
+  try {
+    send(text);
+  } catch (e) {
+    streams.delete(s.id);
+    return fail(e instanceof HybridError ? e : new HybridError('internal', String(e && e.message)));
+  }
+  return iterator;
+}
+
+function syncRound(text) {
+  const message = `H1sync ${config.syncKey}\n${text}`;
+  const answer = frameSync ? frameSync(message) : applyFunction(nativePrompt, window, [message, '']);
+  if (typeof answer !== 'string') {
+    // WebKit answers null at once where dialogs are not allowed: a sandboxed frame without allow-modals.
+    if (securityOrigin === 'null') throw new HybridError('denied', 'this frame cannot block for native (a sandboxed frame needs allow-modals)');
+    throw new HybridError('internal', 'synchronous calls are not answered in this view: the host must let HybridPage see script dialogs first');
+  }
+  let reply;
+  try {
+    reply = parseJSON(answer);
+  } catch (_) {
+    throw new HybridError('internal', 'unreadable answer to a synchronous call');
+  }
+  if (reply && reply.ok === true) return reply.r;
+  throw toError(reply && reply.e);
+}
+
+/** Calls a method declared synchronous natively and returns its result in this turn (or throws a HybridError). */
+function callSync(module, method, args) {
+  if (state === 'closed') throw new HybridError('navigated', 'the page is going away');
+  const methodPattern = module === config.wvjbModule ? FREE_FORM_NAME : NAME;
+  if (!NAME.test(String(module)) || !methodPattern.test(String(method))) {
+    throw new HybridError('bad_message', `invalid module or method name: ${String(module)}.${String(method)}`);
+  }
+  let payload;
+  try {
+    payload = stringify(args === undefined ? null : args);
+  } catch (e) {
+    throw new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`);
+  }
+  let text;
+  try {
+    text = head('call', nextId++, module, method) + payload;
+  } catch (_) {
+    throw new HybridError('bad_message', `invalid method name: ${String(method)}`);
+  }
+  if (text.length > config.maxMessageLength) {
+    throw new HybridError('bad_message', `message of ${text.length} characters exceeds the limit of ${config.maxMessageLength}`);
+  }
+  return syncRound(text);
+}
+
+/** 'sync', 'async' or null: how this frame may call `module.method` (null when it may not, or it does not exist). */
+function has(name, maybeMethod) {
+  let module = String(name);
+  let method = maybeMethod;
+  if (method === undefined) {
+    const dot = module.lastIndexOf('.');
+    if (dot <= 0) return null;
+    method = module.slice(dot + 1);
+    module = module.slice(0, dot);
+  }
+  try {
+    return callSync('$hybrid', 'has', [module, String(method)]);
+  } catch (e) {
+    if (e instanceof HybridError && (e.code === 'bad_message' || e.code === 'denied')) return null;
+    throw e;
+  }
+}
+
+// Published state: name → deep-frozen value, so a page that changes what it read changes nothing for others.
+const stateValues = new Map();
+const stateTexts = new Map();
+const stateListeners = new Map();
+const STATE_CHANGED = '\u0000state';
+
+function deepFreeze(value) {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+  }
+  return value;
+}
+
+function setState(name, value) {
+  const text = stringify(value);
+  if (stateTexts.get(name) === text) return;
+  if (value === undefined) {
+    stateTexts.delete(name);
+    stateValues.delete(name);
+  } else {
+    stateTexts.set(name, text);
+    stateValues.set(name, deepFreeze(value));
+  }
+  const set = stateListeners.get(name);
+  if (!set) return;
+  for (const fn of Array.from(set)) {
+    try {
+      fn(stateValues.get(name));
+    } catch (e) {
+      setTimeout(() => { throw e; });
+    }
+  }
+}
+
+/** The document-start snapshot: every entry says who may read it; keep only what this frame may. */
+function applyStateSnapshot(entries) {
+  if (!Array.isArray(entries)) return;
+  for (const e of entries) {
+    if (!e || typeof e.n !== 'string') continue;
+    const frameOK = isMainFrame || e.s === true;
+    const originOK = e.o === null || (Array.isArray(e.o) && securityOrigin !== 'null' && e.o.includes(securityOrigin));
+    if (frameOK && originOK) setState(e.n, e.v);
+  }
+}
+
+/** Native's word on what this frame may read now: the whole set (names missing from it are gone). */
+function applyState(values) {
+  if (!values || typeof values !== 'object') return;
+  for (const name of Array.from(stateValues.keys())) if (!Object.prototype.hasOwnProperty.call(values, name)) setState(name, undefined);
+  for (const name of Object.keys(values)) setState(name, values[name]);
+}
+
 function emit(name, data) {
   const set = listeners.get(name);
   if (!set) return;
@@ -223,12 +468,20 @@ function relayToChildren(name, data) {
 }
 
 function deliverEvent(name, data) {
-  emit(name, data);
+  if (name === STATE_CHANGED) {
+    // Only the news travels between frames; each frame asks native for what it may read.
+    if (state === 'ready') sayHello();
+  } else {
+    emit(name, data);
+  }
   relayToChildren(name, data);
 }
 
+// Finds handlers registered through another library's API (DSBridge's `register`), for names not in jsHandlers.
+let handlerFallback = null;
+
 async function runJSHandler(message) {
-  const fn = jsHandlers.get(message.n);
+  const fn = jsHandlers.get(message.n) || (handlerFallback && handlerFallback(message.n));
   let reply;
   try {
     if (!fn) throw new HybridError('unknown_method', `no JavaScript handler named ${message.n}`);
@@ -266,6 +519,7 @@ function dispatch(batch) {
     if (addressed ? m.p !== token : m.p !== undefined && m.p !== token) continue;
     switch (m.k) {
       case 'ready': {
+        applyState(m.state);
         if (state !== 'connecting') break;
         const first = readyResolve !== null;
         state = 'ready';
@@ -286,6 +540,9 @@ function dispatch(batch) {
       case 'r':
         settle(m.id, m.ok ? null : toError(m.e), m.r);
         break;
+      case 'sc':
+        streamChunk(m);
+        break;
       case 'ev':
         deliverEvent(m.e, m.d);
         break;
@@ -294,6 +551,12 @@ function dispatch(batch) {
         break;
       case 'err':
         emit('error', toError(m.e));
+        break;
+      case 'st0':
+        applyStateSnapshot(m.e);
+        break;
+      case 'stc':
+        deliverEvent(STATE_CHANGED, null);
         break;
     }
   }
@@ -319,6 +582,7 @@ window.addEventListener('message', (event) => {
 window.addEventListener('pagehide', (event) => {
   state = event.persisted ? 'connecting' : 'closed';
   failAll('navigated', 'the page navigated away before the call finished');
+  failStreams('navigated', 'the page navigated away while reading the stream');
 });
 let restoredFromCache = false;
 window.addEventListener('pageshow', (event) => {
@@ -353,6 +617,25 @@ const api = {
     jsHandlers.set(name, fn);
     return () => jsHandlers.delete(name);
   },
+  /** Calls a method declared synchronous natively: returns its result now, blocking this frame until native answers. */
+  callSync,
+  /** Reads a native stream: `for await (const x of hybrid.stream(module, method, args))`, or `.forEach(fn)`. */
+  stream: openStream,
+  /** 'sync', 'async', 'stream' or null: whether this frame may call `module.method`, and how. Synchronous. */
+  has,
+  /** Values native publishes, readable synchronously from document start where the module's access allows. */
+  state: Object.freeze({
+    get(name) { return stateValues.get(String(name)); },
+    keys() { return Array.from(stateValues.keys()); },
+    /** Calls `fn(value)` when `name` changes (value undefined when withdrawn). Returns a function that removes it. */
+    on(name, fn) {
+      if (typeof fn !== 'function') throw new TypeError('listener must be a function');
+      const key = String(name);
+      if (!stateListeners.has(key)) stateListeners.set(key, new Set());
+      stateListeners.get(key).add(fn);
+      return () => { const set = stateListeners.get(key); if (set) set.delete(fn); };
+    },
+  }),
   /** Resolves with the native module list once the bridge is ready. */
   ready,
   get isReady() { return state === 'ready'; },
@@ -362,6 +645,14 @@ const api = {
 Object.freeze(api);
 Object.defineProperty(window, 'hybrid', { value: api, writable: false, configurable: false, enumerable: false });
 Object.defineProperty(window, config.receiver, { value: receive, writable: false, configurable: false, enumerable: false });
+
+// Engines ignore window.close() in a window no script opened, which is every hybrid page: the host hears it
+// instead, and decides.
+if (isMainFrame) {
+  window.close = function close() {
+    call('$hybrid', 'close', null).catch(() => {});
+  };
+}
 
 // Say hello; native answers 'ready' when it is (queued calls wait until then).
 function sayHello() {

@@ -72,12 +72,78 @@ export interface Hybrid {
    * is the answer; a throw becomes a HybridError on the native side. Returns a function that removes it.
    */
   handle<A = unknown, R = unknown>(name: string, handler: (data: A) => R | Promise<R>): () => void;
+  /**
+   * Calls a native method declared `synchronous` and returns its result in the same turn, or throws a HybridError
+   * (`timeout` past the native limit, `denied` for a method not declared synchronous). The page's main thread is
+   * blocked for the whole round trip (a prompt() the host never shows): prefer `call`, or `state` for values.
+   */
+  callSync<T = unknown>(module: string, method: string, args?: unknown): T;
+  /**
+   * How this frame may call a native method, asked synchronously: `'sync'` (declared synchronous: both ways),
+   * `'async'`, `'stream'`, or `null` when it does not exist or this frame may not call it.
+   */
+  /**
+   * Reads a native stream method. Native reads its sequence only as fast as the page consumes (a window of
+   * elements ahead at most). Any other method reads as a one-element stream.
+   */
+  stream<T = unknown>(module: string, method: string, args?: unknown): HybridStream<T>;
+  has(name: `${string}.${string}`): HybridMethodKind | null;
+  has(module: string, method: string): HybridMethodKind | null;
+  /** Values native publishes, readable synchronously from document start in the frames the module's access allows. */
+  readonly state: HybridState;
   /** Resolves with the module catalog once the native side is ready. */
   readonly ready: Promise<HybridModuleCatalog>;
   readonly isReady: boolean;
   readonly modules: HybridModuleCatalog;
   /** The class of bridge errors, for `instanceof` checks. */
   readonly HybridError: new (code: HybridErrorCode, message: string, details?: unknown) => HybridError;
+}
+
+/** How a page may call a native method. */
+export type HybridMethodKind = 'sync' | 'async' | 'stream';
+
+/**
+ * A native stream (`hybrid.stream`): iterate it with `for await`, or pass a callback to `forEach`. Leaving the loop
+ * early (`break`, `return`, a throw) cancels the native side; the native end or error ends the loop the same way.
+ */
+export interface HybridStream<T> extends AsyncIterableIterator<T> {
+  /** Calls `fn` with each element; resolves when the stream ends, rejects with its HybridError. */
+  forEach(fn: (value: T) => void): Promise<void>;
+}
+
+/** Published native state (`hybrid.state`). Values are frozen: copy one to change it. */
+export interface HybridState {
+  /** The current value of `name`, or undefined when nothing this frame may read is published under it. */
+  get<T = unknown>(name: string): Readonly<T> | undefined;
+  /** The names this frame can read now. */
+  keys(): string[];
+  /** Calls `listener` whenever `name` changes (undefined when withdrawn). Returns a function that removes it. */
+  on<T = unknown>(name: string, listener: (value: Readonly<T> | undefined) => void): () => void;
+}
+
+/** DSBridge's answer callback for `registerAsyn` methods: `complete: false` marks a progress answer. */
+export type DSBridgeResponse = (data: any, complete?: boolean) => void;
+
+/** DSBridge's page API (`window.dsBridge`), for existing H5 code. */
+export interface DSBridge {
+  /**
+   * Without a callback: a synchronous call (the native method must be declared `synchronous`), returning its value.
+   * With one: an asynchronous call; `callback` gets the value later. `'ns.method'` calls module `ns`.
+   */
+  call(method: string, callback: (value: any) => void): void;
+  call(method: string, args: any, callback: (value: any) => void): void;
+  call<T = any>(method: string, args?: any): T;
+  /** A JavaScript method (or a namespace object of them) native can call. */
+  register(name: string, fn: ((...args: any[]) => any) | Record<string, (...args: any[]) => any>): void;
+  /** An asynchronous JavaScript method: it answers through the callback DSBridge appends to its arguments. */
+  registerAsyn(
+    name: string,
+    fn: ((...args: any[]) => void) | Record<string, (...args: any[]) => void>,
+  ): void;
+  /** Whether native has `name`; `type` 'syn' asks for a synchronous method, 'asyn' or 'all' for any. */
+  hasNativeMethod(name: string, type?: 'all' | 'syn' | 'asyn'): boolean;
+  /** Remembered for compatibility: dialogs never hold up the bridge here. */
+  disableJavascriptDialogBlock(disable?: boolean): void;
 }
 
 /** Answers a WebViewJavascriptBridge call: what the caller's `responseCallback` receives. */
@@ -140,6 +206,8 @@ declare global {
     /** Absent while the page's first scripts run; it appears once the document is parsed. */
     readonly WebViewJavascriptBridge?: WebViewJavascriptBridge;
     WVJBCallbacks?: WVJBCallback[];
+    /** DSBridge's page API (unless the host turned DSBridge compatibility off). */
+    dsBridge: DSBridge;
     /** Only on custom-scheme pages with the document.cookie shim. */
     readonly hybridCookies?: HybridCookies;
     /** Only on package pages of a container with boot safety. */
@@ -152,6 +220,8 @@ declare global {
     WebViewJavascriptBridgeReady: Event;
   }
   const hybrid: Hybrid;
+  /** DSBridge's page API (unless the host turned DSBridge compatibility off). */
+  const dsBridge: DSBridge;
 }
 
 /** What a page hears after a white-screen recovery (`hybrid.on('recovered', …)`). */
