@@ -136,9 +136,9 @@ public actor BridgeEngine {
         let module: String
         let started: ContinuousClock.Instant
         /// The call as the page made it, for ``BridgeConfiguration/callObserver`` (not the message itself,
-        /// whose payload may be megabytes).
-        let requested: (module: String, method: String)
-        let sender: Sender
+        /// whose payload may be megabytes); nil before the message could be read.
+        var requested: (module: String, method: String)? = nil
+        var sender: Sender? = nil
     }
 
     /// Attaches a bridge to `engine`: registers its message handlers and injects the runtime at document
@@ -352,6 +352,7 @@ public actor BridgeEngine {
         if inbound.module == Self.builtinModule {
             finish(
                 key, frame: inbound.frame, reply: reply, outcome: builtin(inbound, sender: sender),
+                // The runtime's own housekeeping (state refreshes), not the page's calls: not observed.
                 origin: CallOrigin(module: "-", started: started))
             return
         }
@@ -495,14 +496,19 @@ public actor BridgeEngine {
             message = OutboundMessage.failure(token: key.token, id: key.id, error: error)
             errorCode = error.code
         }
-        if let observer = configuration.callObserver {
-            observer(
-                BridgeCallRecord(
-                    module: origin.requested.module, method: origin.requested.method, origin: origin.sender.origin,
-                    originVerified: origin.sender.verified, isMainFrame: origin.sender.isMainFrame, error: errorCode,
-                    duration: ContinuousClock.now - origin.started))
-        }
+        observe(origin, error: errorCode)
         deliver(message, reply: reply, frame: frame)
+    }
+
+    /// Tells the host's ``BridgeConfiguration/callObserver`` about an answered call the page could be named for.
+    private func observe(_ origin: CallOrigin, error: BridgeError.Code?) {
+        guard let observer = configuration.callObserver, let requested = origin.requested, let sender = origin.sender
+        else { return }
+        observer(
+            BridgeCallRecord(
+                module: requested.module, method: requested.method, origin: sender.origin,
+                originVerified: sender.verified, isMainFrame: sender.isMainFrame, error: error,
+                duration: ContinuousClock.now - origin.started))
     }
 
     /// What the page is told about `error`: bridge errors as they are, anything else as `internal`
@@ -736,11 +742,13 @@ public actor BridgeEngine {
                 reply, .failure(BridgeError.badMessage("a synchronous message must be a call")), origin: unattributed)
         }
         let sender = Sender(inbound, frame: frame)
+        let requested = CallOrigin(
+            module: "-", started: started, requested: (inbound.module, inbound.method), sender: sender)
         if !sender.verified, inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
-            return answerSync(reply, .failure(BridgeError.denied(problem)), origin: unattributed)
+            return answerSync(reply, .failure(BridgeError.denied(problem)), origin: requested)
         }
         if inbound.module == Self.builtinModule {
-            return answerSync(reply, builtin(inbound, sender: sender), origin: unattributed)
+            return answerSync(reply, builtin(inbound, sender: sender), origin: CallOrigin(module: "-", started: started))
         }
         let target: (module: BridgeModule, name: String, method: BridgeMethod)
         do {
@@ -752,10 +760,11 @@ public actor BridgeEngine {
                     "\(target.module.name).\(target.name) is not declared synchronous; call it with hybrid.call")
             }
         } catch {
-            return answerSync(reply, .failure(error), origin: unattributed)
+            return answerSync(reply, .failure(error), origin: requested)
         }
         statistics.calls += 1
-        let origin = CallOrigin(module: target.module.name, started: started)
+        let origin = CallOrigin(
+            module: target.module.name, started: started, requested: (inbound.module, inbound.method), sender: sender)
         let context = CallContext(
             module: target.module.name, method: target.name, origin: sender.origin, originVerified: sender.verified,
             isMainFrame: sender.isMainFrame, page: page, bridge: self)
@@ -798,11 +807,13 @@ public actor BridgeEngine {
         case .success(let json):
             statistics.succeeded += 1
             metrics.answered(module: origin.module, outcome: "ok", started: origin.started)
+            observe(origin, error: nil)
             reply.answer(.text(OutboundMessage.syncResult(json: json)))
         case .failure(let error):
             statistics.failed += 1
             let error = pageError(for: error)
             metrics.answered(module: origin.module, outcome: error.code.rawValue, started: origin.started)
+            observe(origin, error: error.code)
             reply.answer(.text(OutboundMessage.syncFailure(error)))
         }
     }
