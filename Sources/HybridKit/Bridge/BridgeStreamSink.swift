@@ -1,4 +1,4 @@
-/// Where a stream method's elements go: ``send(_:)`` returns once the element is queued for the page, and
+/// Where a stream method's elements go: `send(_:)` returns once the element is queued for the page, and
 /// suspends while the page is a whole window behind (backpressure). It throws `CancellationError` once the page
 /// stopped reading, navigated away or the bridge closed.
 public final class BridgeStreamSink: Sendable {
