@@ -78,7 +78,10 @@ import Testing
 
     /// After a rollback to v1 for `reason`: v2 is marked bad, the host heard it, and a new page shows v1.
     @GTKActor func expectRolledBack(_ release: Release, reason: BootFailure) async throws {
-        try await waitUntil(timeout: .seconds(20)) { release.active?.minor == 1 }
+        // The store moves first and the callback follows on the thread that failed the open.
+        try await waitUntil(timeout: .seconds(20)) {
+            release.active?.minor == 1 && !release.heard.list.withLock { $0 }.isEmpty
+        }
         #expect(release.bad.map(\.version.minor) == [2])
         #expect(release.bad.first?.reason == reason)
         #expect(release.heard.list.withLock { $0 }.map(\.reason) == [reason])
