@@ -30,6 +30,10 @@ public final class GTKRuntime: Sendable {
         let thread = Thread {
             g_main_loop_run(loop.loop)
             ended.signal()
+            // Parked, never ended: WebKit treats this thread as its main thread, and ending it runs WebKit's and
+            // GLib's per-thread destructors while WebKit's own threads still work, which corrupted the heap in
+            // about one exit in ten after a shutdown.
+            while true { DispatchSemaphore(value: 0).wait() }
         }
         thread.name = "gtk"
         thread.stackSize = 8 << 20
