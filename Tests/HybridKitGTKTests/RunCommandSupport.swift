@@ -1,5 +1,6 @@
 import CWebKitGTK
 import Foundation
+import HybridTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -119,12 +120,10 @@ final class TestDisplay {
 
 enum RunTestError: Error, CustomStringConvertible {
     case missing(String)
-    case spawnFailed(Int32)
 
     var description: String {
         switch self {
         case .missing(let what): what
-        case .spawnFailed(let code): "posix_spawn failed: \(String(cString: strerror(code)))"
         }
     }
 }
@@ -148,16 +147,7 @@ final class LiveChild: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw RunTestError.spawnFailed(spawned) }
-        self.pid = pid
+        pid = try ChildProcess.spawn(executable, arguments: arguments, environment: environment, actions: &actions)
         self.outputFile = outputFile
         self.errorFile = errorFile
     }

@@ -45,21 +45,18 @@ public struct ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
 
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
-        close(output.write)
-        close(errors.write)
-        guard spawned == 0 else {
+        let pid: pid_t
+        do {
+            pid = try spawn(executable, arguments: arguments, environment: environment, actions: &actions)
+        } catch {
+            close(output.write)
+            close(errors.write)
             close(output.read)
             close(errors.read)
-            throw Failure.spawnFailed(spawned)
+            throw error
         }
+        close(output.write)
+        close(errors.write)
         // Read while the child runs, so a child that writes more than a pipe holds never blocks.
         let collectedOutput = collect(output.read)
         let collectedErrors = collect(errors.read)
@@ -93,6 +90,39 @@ public struct ChildProcess {
         limit: Duration = .seconds(120)
     ) async throws -> Result {
         try await offThePool { try run(executable, arguments: arguments, environment: environment, limit: limit) }
+    }
+
+    /// Starts `executable` with `arguments` and `environment` and the descriptors `actions` sets up; its pid.
+    /// With `defaultSignals`, the child starts with no blocked signals and the default handlers of the ones a
+    /// server stops on: a test's worker thread may block SIGTERM, and a child that keeps the mask it inherits (as
+    /// nginx in single-process mode does) would then ignore being told to stop.
+    public static func spawn(
+        _ executable: URL, arguments: [String], environment: [String: String],
+        actions: inout posix_spawn_file_actions_t, defaultSignals: Bool = false
+    ) throws -> pid_t {
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        if defaultSignals {
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            posix_spawnattr_setsigmask(&attributes, &empty)
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            for signal in [SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        guard spawned == 0 else { throw Failure.spawnFailed(spawned) }
+        return pid
     }
 
     /// A pipe whose ends are not inherited by children spawned meanwhile on other threads (`dup2` clears the

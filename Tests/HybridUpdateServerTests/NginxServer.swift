@@ -1,4 +1,5 @@
 import Foundation
+import HybridTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -76,26 +77,14 @@ final class NginxServer {
         let output = "\(d)/stderr.log"
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, output, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        let arguments = [nginx.path, "-c", configURL.path, "-p", d + "/", "-e", "\(d)/error.log"]
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        // Spawned from a worker thread whose signal mask blocks SIGTERM; nginx in single-process mode keeps the
-        // mask it inherits, so the child gets an empty mask and default handlers or it would ignore `stop()`.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var child: pid_t = 0
-        let spawned = posix_spawn(&child, nginx.path, &actions, &attributes, argv, environ)
-        guard spawned == 0 else { throw Failure.spawnFailed(spawned) }
-        pid = child
+        // nginx in single-process mode keeps the signal mask it inherits: it needs the default one to obey `stop()`.
+        do {
+            pid = try ChildProcess.spawn(
+                nginx, arguments: ["-c", configURL.path, "-p", d + "/", "-e", "\(d)/error.log"],
+                environment: ProcessInfo.processInfo.environment, actions: &actions, defaultSignals: true)
+        } catch ChildProcess.Failure.spawnFailed(let code) {
+            throw Failure.spawnFailed(code)
+        }
         for _ in 0..<200 {
             if Self.accepts(port: port) { return }
             var status: Int32 = 0
