@@ -147,7 +147,10 @@ final class LiveChild: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        pid = try ChildProcess.spawn(executable, arguments: arguments, environment: environment, actions: &actions)
+        // Default signals: `stop()` asks with SIGTERM first, which a child spawned from a test's worker thread would
+        // otherwise inherit blocked (Xvfb then had to be SIGKILLed, leaving its socket and lock behind).
+        pid = try ChildProcess.spawn(
+            executable, arguments: arguments, environment: environment, actions: &actions, defaultSignals: true)
         self.outputFile = outputFile
         self.errorFile = errorFile
     }
