@@ -111,6 +111,10 @@ let package = Package(
             dependencies: [
                 "HybridKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The body channel's loopback listener (already in the graph through AsyncHTTPClient).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]

@@ -1,5 +1,6 @@
 import Foundation
 import HybridPackages
+import HybridTestSupport
 import HybridUpdateServer
 import Testing
 

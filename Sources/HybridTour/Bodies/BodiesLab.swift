@@ -34,9 +34,10 @@ public final class BodiesLab {
 
     /// - Parameter network: the package handler's network fallback, which sends body-by-id requests; by default
     ///   the one that streams a body while the page still uploads it.
+    /// - Parameter bodyChannel: where the hooks send large bodies (`LoopbackBodyChannel`); nil: in slices.
     public init(
         proxy: (any RequestProxying)?, config: InterceptionConfig? = nil, extraPrefixes: [String] = [],
-        network: any NetworkFetching = HTTPClientNetworkFetcher()
+        network: any NetworkFetching = HTTPClientNetworkFetcher(), bodyChannel: (any BodyChannel)? = nil
     ) async throws {
         try GTKRuntime.shared.start(.headless)
         guard let pages = TourPages.directory else { throw LabError.noPages }
@@ -59,7 +60,7 @@ public final class BodiesLab {
         }
         interception = try RequestInterception.install(
             on: view, scheme: "hybrid", inner: packages, config: chosen, proxy: proxy,
-            mapURL: { mapping.packageURL(for: $0) })
+            mapURL: { mapping.packageURL(for: $0) }, bodyChannel: bodyChannel)
     }
 
     public func close() {

@@ -58,6 +58,14 @@ final class BodyBuffer: @unchecked Sendable {
 
     /// Copies `chunk` to `offset`. Returns the bytes received so far.
     func write(_ chunk: Data, at offset: Int) throws(BodyStoreError) -> Int {
+        let result: Result<Int, BodyStoreError> = chunk.withUnsafeBytes { bytes in
+            Result { () throws(BodyStoreError) in try write(bytes, at: offset) }
+        }
+        return try result.get()
+    }
+
+    /// Copies `chunk` (bytes a network server holds, say) to `offset`. Returns the bytes received so far.
+    func write(_ chunk: UnsafeRawBufferPointer, at offset: Int) throws(BodyStoreError) -> Int {
         let result: Result<(Int, [Waiter]), BodyStoreError> = fill.withLock { fill in
             if let failure = fill.failure { return .failure(failure) }
             guard offset >= 0, offset <= size, chunk.count <= size - offset else {
@@ -73,9 +81,8 @@ final class BodyBuffer: @unchecked Sendable {
                 let old = "\(held.lowerBound)..<\(held.upperBound)"
                 return .failure(.badChunk("bytes \(new) overlap bytes \(old), which already arrived"))
             }
-            chunk.withUnsafeBytes { source in
-                guard let from = source.baseAddress, let to = storage.baseAddress else { return }
-                (to + offset).copyMemory(from: from, byteCount: source.count)
+            if let from = chunk.baseAddress, let to = storage.baseAddress {
+                (to + offset).copyMemory(from: from, byteCount: chunk.count)
             }
             Self.insert(range, at: index, into: &fill.ranges)
             fill.received += chunk.count

@@ -84,6 +84,8 @@ public final class BodyStore: Sendable {
         /// A request streams this body while it is still uploading (``claim(_:owner:)``): the id can no longer be
         /// taken or claimed, and the entry leaves the store when the last chunk lands.
         var claimed = false
+        /// The body channel is sending it (``openChannelUpload(_:owner:)``): a second channel upload is refused.
+        var channelOpen = false
         var expected: Int { buffer.size }
     }
 
@@ -146,6 +148,17 @@ public final class BodyStore: Sendable {
     /// overlap bytes already received nor reach past the announced size. Returns the bytes received so far.
     @discardableResult
     public func append(_ chunk: Data, at offset: Int, to id: String, owner: BodyOwner) throws(BodyStoreError) -> Int {
+        let result: Result<Int, BodyStoreError> = chunk.withUnsafeBytes { bytes in
+            Result { () throws(BodyStoreError) in try append(bytes, at: offset, to: id, owner: owner) }
+        }
+        return try result.get()
+    }
+
+    /// ``append(_:at:to:owner:)`` for bytes a server holds (the body channel's network buffers), without a `Data`.
+    @discardableResult
+    public func append(
+        _ chunk: UnsafeRawBufferPointer, at offset: Int, to id: String, owner: BodyOwner
+    ) throws(BodyStoreError) -> Int {
         let instant = now()
         let found: Entry? = state.withLock { state in
             Self.expire(&state, at: instant)
@@ -171,6 +184,38 @@ public final class BodyStore: Sendable {
             removeIfClaimed(id, holding: entry.buffer)
         }
         return received
+    }
+
+    /// Whether `id` names a body `origin` reserved that nothing was sent for yet: what the body channel answers a
+    /// CORS preflight for (a preflight carries no key, so it cannot name the page's scope).
+    public func awaitsChannelUpload(_ id: String, origin: String) -> Bool {
+        let instant = now()
+        return state.withLock { state in
+            Self.expire(&state, at: instant)
+            guard let entry = state.entries[id], entry.owner.origin == origin else { return false }
+            return !entry.channelOpen && entry.buffer.received == 0 && entry.expected > 0
+        }
+    }
+
+    /// Starts the body channel's upload of a reserved body: it must be `owner`'s, have received nothing and have no
+    /// channel upload already. Returns the size the upload must have. The bytes then come through
+    /// ``append(_:at:to:owner:)`` from offset 0.
+    public func openChannelUpload(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> Int {
+        let instant = now()
+        let result: Result<Int, BodyStoreError> = state.withLock { state in
+            Self.expire(&state, at: instant)
+            guard var entry = state.entries[id], entry.owner == owner else { return .failure(.unknownBody) }
+            guard !entry.channelOpen, entry.buffer.received == 0 else {
+                return .failure(.badChunk("this body is already being uploaded"))
+            }
+            entry.channelOpen = true
+            state.entries[id] = entry
+            return .success(entry.expected)
+        }
+        do { return try result.get() } catch {
+            refused.increment()
+            throw error
+        }
     }
 
     /// Removes and returns a complete body. The id is spent whether or not this succeeds for a complete body.

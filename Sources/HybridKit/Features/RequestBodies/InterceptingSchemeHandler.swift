@@ -46,7 +46,8 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         self.mapURL = mapURL ?? InterceptingSchemeHandler.swapToHTTPS
     }
 
-    private var scope: ObjectIdentifier { ObjectIdentifier(self) }
+    /// Bodies this handler stores belong to it alone (with their origin): see ``BodyOwner``.
+    var scope: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// The key the hooks put on the bodies they vouch for (``RequestHooksScript`` bakes it into the page's hooks).
     public let bodyKey: String

@@ -10,23 +10,28 @@ public enum RequestHooksScript {
     static let placeholder = "__HYBRID_REQUEST_CONFIG__"
 
     /// The hook source with `config` for pages on `schemes`; `bodyKey` is the handler's
-    /// (``InterceptingSchemeHandler/bodyKey``), put on the bodies the hooks vouch for.
+    /// (``InterceptingSchemeHandler/bodyKey``), put on the bodies the hooks vouch for. `channel` is the body
+    /// channel's endpoint (``BodyChannel/endpoint``), if the page may send bodies there.
     public static func source(
-        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String
+        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String,
+        channel: String? = nil
     ) throws -> String {
         guard let url = Bundle.module.url(forResource: "hooks", withExtension: "js", subdirectory: "js") else {
             throw ScriptError.missingResource
         }
         let template = try String(contentsOf: url, encoding: .utf8)
         return template.replacingOccurrences(
-            of: placeholder, with: try configJSON(config, schemes, switches, bodyKey: bodyKey))
+            of: placeholder, with: try configJSON(config, schemes, switches, bodyKey: bodyKey, channel: channel))
     }
 
     public static func userScript(
-        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String
+        config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String,
+        channel: String? = nil
     ) throws -> UserScript {
         UserScript(
-            source: try source(config: config, schemes: schemes, switches: switches, bodyKey: bodyKey), allFrames: true)
+            source: try source(
+                config: config, schemes: schemes, switches: switches, bodyKey: bodyKey, channel: channel),
+            allFrames: true)
     }
 
     /// Sets the switches the hooks read for documents loaded after it (user scripts run in the order added).
@@ -56,7 +61,8 @@ public enum RequestHooksScript {
     }
 
     static func configJSON(
-        _ config: InterceptionConfig, _ schemes: [String], _ switches: InterceptionSwitches, bodyKey: String
+        _ config: InterceptionConfig, _ schemes: [String], _ switches: InterceptionSwitches, bodyKey: String,
+        channel: String? = nil
     ) throws -> String {
         struct Payload: Encodable {
             let defaultStrategy: InterceptionStrategy
@@ -67,11 +73,13 @@ public enum RequestHooksScript {
             let schemes: [String]
             let switches: SwitchesPayload
             let bodyKey: String
+            let channel: String?
         }
         let payload = Payload(
             defaultStrategy: config.defaultStrategy, rules: config.rules, degraded: config.degraded,
             chunkBytes: max(1024, config.chunkBytes), uploadsInFlight: min(16, max(1, config.uploadsInFlight)),
-            schemes: schemes.map { $0.lowercased() }, switches: SwitchesPayload(switches.effective), bodyKey: bodyKey)
+            schemes: schemes.map { $0.lowercased() }, switches: SwitchesPayload(switches.effective), bodyKey: bodyKey,
+            channel: channel)
         return try scriptSafeJSON(payload)
     }
 

@@ -16,20 +16,25 @@ public final class RequestInterception: Sendable {
     ///   - proxy: native networking for full-proxy pages (`NativeProxy`); without it they fall back to body by id.
     ///   - switches: which hooks are on (remote configuration may change them).
     ///   - mapURL: the http(s) URL a custom-scheme URL stands for (default: the scheme swapped for https).
+    ///   - bodyChannel: where the page sends large bodies with the engine's own upload (HybridNetwork's
+    ///     `LoopbackBodyChannel`); nil or not listening: in slices to the scheme handler.
     @discardableResult
     public static func install(
         on engine: any WebEngine, scheme: String, inner: any SchemeHandler,
         config: InterceptionConfig = InterceptionConfig(), proxy: (any RequestProxying)? = nil,
-        switches: InterceptionSwitches = InterceptionSwitches(), mapURL: (@Sendable (URL) -> URL?)? = nil
+        switches: InterceptionSwitches = InterceptionSwitches(), mapURL: (@Sendable (URL) -> URL?)? = nil,
+        bodyChannel: (any BodyChannel)? = nil
     ) throws -> RequestInterception {
         if proxy == nil { switches.proxyEnabled = false }
         let handler = InterceptingSchemeHandler(
             wrapping: inner, store: BodyStore(limits: config.store), switches: switches, proxy: proxy,
             hop: EngineExecutorHop.hop(onExecutorOf: engine), mapURL: mapURL)
         try engine.setSchemeHandler(handler, forScheme: scheme)
+        let endpoint = bodyChannel?.endpoint
+        if endpoint != nil { bodyChannel?.routes.register(handler) }
         engine.addUserScript(
             try RequestHooksScript.userScript(
-                config: config, schemes: [scheme], switches: switches, bodyKey: handler.bodyKey))
+                config: config, schemes: [scheme], switches: switches, bodyKey: handler.bodyKey, channel: endpoint))
         return RequestInterception(
             handler: handler, config: config, switches: switches,
             publisher: SwitchesPublisher(switches: switches, engine: engine))

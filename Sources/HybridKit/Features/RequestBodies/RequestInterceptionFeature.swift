@@ -13,13 +13,17 @@ public struct RequestInterceptionFeature: PageFeature {
     /// The http(s) URL a custom-scheme URL stands for (`OfflineURLMapping.packageURL(for:)` of the package
     /// route); nil: the scheme swapped for https.
     public var mapURL: (@Sendable (URL) -> URL?)?
+    /// Where pages send large bodies with the engine's own upload (HybridNetwork's `LoopbackBodyChannel`, one for
+    /// the container or pool); nil, or not listening when a page is made: bodies go up in slices.
+    public var bodyChannel: (any BodyChannel)?
 
     public init(
         scheme: String = "hybrid", config: InterceptionConfig = InterceptionConfig(),
         proxy: (any RequestProxying)? = nil, switches: InterceptionSwitches = InterceptionSwitches(),
-        mapURL: (@Sendable (URL) -> URL?)? = nil
+        mapURL: (@Sendable (URL) -> URL?)? = nil, bodyChannel: (any BodyChannel)? = nil
     ) {
         self.mapURL = mapURL
+        self.bodyChannel = bodyChannel
         self.scheme = scheme.lowercased()
         self.config = config
         self.proxy = proxy
@@ -38,15 +42,19 @@ public struct RequestInterceptionFeature: PageFeature {
         if proxy == nil { switches.proxyEnabled = false }
         // One key per page: the hooks put it on the bodies they vouch for, the handler reads only those.
         let bodyKey = BodyStore.randomID()
+        let channel = bodyChannel?.endpoint != nil ? bodyChannel : nil
         assembly.userScripts.append(
-            try RequestHooksScript.userScript(config: config, schemes: [scheme], switches: switches, bodyKey: bodyKey))
+            try RequestHooksScript.userScript(
+                config: config, schemes: [scheme], switches: switches, bodyKey: bodyKey, channel: channel?.endpoint))
         let hop = EngineExecutorHop.hop(onExecutorOf: engine)
         let (scheme, config, proxy, switches, mapURL) = (scheme, config, proxy, switches, mapURL)
         assembly.schemeHandlerWrappers.append { served, handler in
             guard served.lowercased() == scheme else { return handler }
-            return InterceptingSchemeHandler(
+            let intercepting = InterceptingSchemeHandler(
                 wrapping: handler, store: BodyStore(limits: config.store), switches: switches, proxy: proxy, hop: hop,
                 mapURL: mapURL, bodyKey: bodyKey)
+            channel?.routes.register(intercepting)
+            return intercepting
         }
     }
 

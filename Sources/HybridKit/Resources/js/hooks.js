@@ -79,7 +79,22 @@
     return kind === 'blob' || kind === 'stream' || kind === 'request' || (kind === 'formdata' && formHasFiles(body));
   }
 
+  // Fetch options that carry the key are objects without a prototype: the engine reads every option by name, and a
+  // getter a page put on Object.prototype for an option not given would run with the options (and the key) as `this`.
+  const create = Object.create;
+  const assign = Object.assign;
+  // No rest or spread: both run Array.prototype[Symbol.iterator], which a page can replace, over the options.
+  const bare = (first, second) => {
+    const options = assign(create(null), first);
+    return second ? assign(options, second) : options;
+  };
+  const forEachHeader = Headers.prototype.forEach;
   class HookError extends Error {}
+  class ChannelUnreachable extends Error {}
+  // Taken before page scripts run: the channel upload must not call anything a page can replace.
+  const listen = EventTarget.prototype.addEventListener;
+  const xhrStatus = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, 'status').get;
+  const xhrText = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, 'responseText').get;
 
   function install(win, parentPageURL) {
     let href;
@@ -184,11 +199,13 @@
       }
     }
 
-    // `headers` (anything Headers takes) with the body key added.
+    // `headers` (anything Headers takes) with the body key added, as a record without a prototype: the engine
+    // reads a Headers object or an array through their iterators, which a page can replace to read the key.
     function keyed(headers) {
-      const result = new win.Headers(headers || undefined);
-      result.set(KEY_HEADER, BODY_KEY);
-      return result;
+      const record = create(null);
+      forEachHeader.call(new win.Headers(headers || undefined), (value, name) => { record[name] = value; });
+      record[KEY_HEADER] = BODY_KEY;
+      return record;
     }
 
     // The engine's own fetch for a body the hooks do not carry: an engine-safe body (or none) to this page's origin
@@ -200,7 +217,7 @@
       if (kind === 'other') [kind, body] = ['string', String(body)];
       if (!isGenuine(kind, body)) return origFetch.call(self, input, init);
       const base = init && init.headers !== undefined ? init.headers : isRequest ? input.headers : undefined;
-      return origFetch.call(self, input, Object.assign({}, init, { body, headers: keyed(base) }));
+      return origFetch.call(self, input, bare(init, { body, headers: keyed(base) }));
     }
 
     // The bytes and default Content-Type the engine itself would send for `body` (the engine serialises
@@ -269,28 +286,41 @@
         if (signal.aborted) forward();
         else signal.addEventListener('abort', forward, { once: true });
       }
-      const post = async (url, offset, headers) => {
-        const end = Math.min(size, offset + step);
-        const bytes = await blob.slice(offset, end).arrayBuffer();
-        const response = await origFetch.call(win, url, {
+      const post = async (url, offset, end, headers) => {
+        const bytes = end > offset ? await blob.slice(offset, end).arrayBuffer() : new ArrayBuffer(0);
+        const response = await origFetch.call(win, url, bare({
           method: 'POST', body: bytes, headers: keyed(headers), signal: stop.signal, cache: 'no-store',
-        });
+        }));
         const answer = await response.json().catch(() => ({}));
         if (!response.ok) throw new HookError(answer.error || 'body upload failed with status ' + response.status);
         return { answer, length: end - offset };
       };
       try {
-        const first = await post(reserved('body?size=' + size), 0, type ? { [TYPE_HEADER]: type } : {});
+        // With the body channel the first request only reserves the body (size, type, origin); the bytes follow
+        // in one upload the engine makes itself.
+        const viaChannel = !!config.channel && size > 0;
+        const first = await post(reserved('body?size=' + size), 0, viaChannel ? 0 : Math.min(size, step),
+          type ? { [TYPE_HEADER]: type } : {});
         const id = first.answer.id;
         onID(id);
         let loaded = first.length;
-        onProgress(loaded, size);
+        if (loaded > 0) onProgress(loaded, size);
+        if (viaChannel) {
+          try {
+            await sendOverChannel(blob, id, stop.signal, onProgress);
+            return id;
+          } catch (error) {
+            // Unreachable (not listening, suspended app): the same body in slices, as if there were no channel.
+            if (!(error instanceof ChannelUnreachable) || stop.signal.aborted) throw error;
+          }
+        }
         let next = loaded;
         const worker = async () => {
           while (next < size) {
             const offset = next;
-            next = Math.min(size, offset + step);
-            const done = await post(reserved('body/' + id + '?offset=' + offset), offset, {});
+            const end = Math.min(size, offset + step);
+            next = end;
+            const done = await post(reserved('body/' + id + '?offset=' + offset), offset, end, {});
             loaded += done.length;
             onProgress(loaded, size);
           }
@@ -307,10 +337,36 @@
       }
     }
 
+    // Sends the whole `blob` to the body channel with the engine's own XHR: its network process reads the Blob where
+    // the bytes are and streams them to native, which stores them as they arrive. The key goes in a header (request
+    // headers are invisible to page scripts; a URL is not: resource timing lists it). Rejects with
+    // ChannelUnreachable when no answer came (refused connection, CORS refusal), with HookError when native refused.
+    function sendOverChannel(blob, id, signal, onProgress) {
+      return new Promise((resolve, reject) => {
+        const xhr = new XHR();
+        orig.open.call(xhr, 'POST', config.channel + '/body/' + id);
+        orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
+        const abort = () => orig.abort.call(xhr);
+        if (signal.aborted) return reject(signal.reason);
+        signal.addEventListener('abort', abort, { once: true });
+        listen.call(xhr.upload, 'progress', (event) => { if (event.loaded > 0) onProgress(event.loaded, blob.size); });
+        listen.call(xhr, 'loadend', () => {
+          signal.removeEventListener('abort', abort);
+          const status = xhrStatus.call(xhr);
+          if (status === 200) return resolve();
+          if (status === 0) return reject(signal.aborted ? signal.reason : new ChannelUnreachable());
+          let answer = {};
+          try { answer = JSON.parse(xhrText.call(xhr)); } catch (e) { /* no JSON: the status says it */ }
+          reject(new HookError(answer.error || 'body upload failed with status ' + status));
+        });
+        orig.send.call(xhr, blob);
+      });
+    }
+
     function discard(id) {
       // Keyed: native refuses a DELETE without the key unread, like any request that may carry a body.
       if (id) {
-        origFetch.call(win, reserved('body/' + id), { method: 'DELETE', headers: keyed(), cache: 'no-store' })
+        origFetch.call(win, reserved('body/' + id), bare({ method: 'DELETE', headers: keyed(), cache: 'no-store' }))
           .catch(() => {});
       }
     }
@@ -616,7 +672,7 @@
       const aside = kind === 'stream' || kind === 'blob' || (kind === 'formdata' && formHasFiles(body));
       if (aside) {
         // The engine neither streams uploads nor reads back Blob or file-holding FormData bodies: keep it aside.
-        const rest = Object.assign({}, init);
+        const rest = bare(init);
         delete rest.body;
         delete rest.duplex;
         request = new win.Request(input, rest);
@@ -669,13 +725,13 @@
       // The request goes out while the upload may still run. The page's abort reaches it through `cut`; so does a
       // failed upload, unless the answer came already (a server may answer before it read the whole body).
       const sendAlongside = async (url, init) => {
-        if (!uploading) return origFetch.call(win, url, Object.assign({ signal }, init));
+        if (!uploading) return origFetch.call(win, url, bare({ signal }, init));
         const cut = new win.AbortController();
         const forward = () => cut.abort(signal.reason);
         if (signal.aborted) forward();
         else signal.addEventListener('abort', forward, { once: true });
         let answered = false;
-        const sent = origFetch.call(win, url, Object.assign({}, init, { signal: cut.signal }))
+        const sent = origFetch.call(win, url, bare(init, { signal: cut.signal }))
           .then((answer) => { answered = true; return answer; });
         const uploadFailed = uploading.then(() => new Promise(() => {}), (error) => {
           if (!answered) cut.abort();
@@ -709,10 +765,10 @@
           method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), cache: 'no-store',
         });
       } else {
-        response = await origFetch.call(win, reserved('proxy'), {
+        response = await origFetch.call(win, reserved('proxy'), bare({
           method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), body: inline, signal,
           cache: 'no-store',
-        });
+        }));
       }
       if (response.headers.get('X-Hybrid-Proxy-Error')) {
         const answer = await response.json().catch(() => ({}));
@@ -765,14 +821,14 @@
             : kind === 'buffer' || kind === 'view' ? text.byteLength : 0;
           if (size > 65536) return false; // the beacon quota, as the engine applies it
           // An engine-safe beacon to this page's origin: the same request, as a keepalive fetch with the key.
-          origFetch.call(win, url, { method: 'POST', body: text, keepalive: true, credentials: 'include',
-            headers: keyed() }).catch(() => {});
+          origFetch.call(win, url, bare({ method: 'POST', body: text, keepalive: true, credentials: 'include',
+            headers: keyed() })).catch(() => {});
           return true;
         }
         if (kind === 'blob' && data.size > 65536) return false; // the beacon quota, as the engine applies it
         (async () => {
           const { blob, type } = await serialize(data, kind);
-          const init = { method: 'POST', keepalive: true, credentials: 'include' };
+          const init = bare({ method: 'POST', keepalive: true, credentials: 'include' });
           if (blob) {
             init.body = blob;
             if (type) init.headers = { 'Content-Type': type };

@@ -21,27 +21,27 @@ import Foundation
 ///
 /// Runs on its own thread with blocking calls, so a test waiting on a silent server never holds one of the few
 /// cooperative threads that the server's own handlers need.
-enum RawSocket {
-    struct Exchange: Sendable {
+public enum RawSocket {
+    public struct Exchange: Sendable {
         /// Every byte the server sent.
-        let received: Data
+        public let received: Data
         /// The server closed the connection (read end of file or a reset) before `readFor` ran out.
-        let closedByServer: Bool
+        public let closedByServer: Bool
         /// From connecting to the server closing the connection (or to giving up).
-        let elapsed: Duration
+        public let elapsed: Duration
         /// How many of the chunks were sent before the server closed the connection.
-        let chunksSent: Int
+        public let chunksSent: Int
 
-        var response: Response? { Response(received) }
+        public var response: Response? { Response(received) }
     }
 
     /// A parsed HTTP/1.1 response; only what the tests check.
-    struct Response: Sendable {
-        let status: Int
-        let headers: [(name: String, value: String)]
-        let body: Data
+    public struct Response: Sendable {
+        public let status: Int
+        public let headers: [(name: String, value: String)]
+        public let body: Data
 
-        init?(_ data: Data) {
+        public init?(_ data: Data) {
             guard let end = data.range(of: Data("\r\n\r\n".utf8)),
                 let head = String(data: data[..<end.lowerBound], encoding: .utf8)
             else { return nil }
@@ -59,24 +59,24 @@ enum RawSocket {
             body = Data(data[end.upperBound...])
         }
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
     }
 
-    enum Failure: Error {
+    public enum Failure: Error {
         case socket(Int32)
         case connect(Int32)
     }
 
     /// Sends `request` in one piece and reads until the server closes (send `Connection: close`) or `readFor`.
-    static func send(_ request: String, port: Int, readFor: Duration = .seconds(5)) async throws -> Exchange {
+    public static func send(_ request: String, port: Int, readFor: Duration = .seconds(5)) async throws -> Exchange {
         try await exchange(port: port, chunks: [Data(request.utf8)], readFor: readFor)
     }
 
     /// Connects to 127.0.0.1:`port`, sends `chunks` with `pause` between them (stopping early if the server closes
     /// the connection), then reads until the server closes it or `readFor` has passed since the last chunk.
-    static func exchange(
+    public static func exchange(
         port: Int, chunks: [Data], pause: Duration = .zero, readFor: Duration
     ) async throws -> Exchange {
         try await withCheckedThrowingContinuation { continuation in

@@ -1,0 +1,55 @@
+/// Why the body channel refused a request or cut an upload. Nothing of a refused upload stays in the store.
+public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not `POST /body/<id>` (or its preflight).
+    case notFound(method: String, path: String)
+    /// The `Host` header is not the loopback address the channel listens on (a DNS-rebinding page, say).
+    case foreignHost(String)
+    /// No `X-Hybrid-Body-Key`, or one no page of this channel holds.
+    case unknownKey
+    /// No `Origin`, or not the origin that reserved the body.
+    case wrongOrigin(String?)
+    /// Chunked or missing length: the size must be known before a byte is read.
+    case lengthRequired
+    /// The announced length is not the size the body was reserved with.
+    case lengthMismatch(announced: Int, reserved: Int)
+    /// The store refused (unknown id, already uploading, a chunk past the size).
+    case store(BodyStoreError)
+    /// The sender stopped sending, or took longer than the whole upload may.
+    case timedOut(seconds: Int)
+    /// The connection closed before the body was complete.
+    case cut(received: Int, expected: Int)
+
+    /// The HTTP status the channel answers with.
+    public var status: Int {
+        switch self {
+        case .notFound: 404
+        case .foreignHost: 421
+        case .unknownKey, .wrongOrigin: 403
+        case .lengthRequired: 411
+        case .lengthMismatch: 400
+        case .store(.bodyTooLarge), .store(.storeFull), .store(.tooManyBodies): 413
+        case .store: 400
+        case .timedOut: 408
+        case .cut: 400
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notFound(let method, let path):
+            "\(method) \(path) is not a body upload: the body channel only takes POST /body/<id>"
+        case .foreignHost(let host):
+            "the body channel answers only requests to its loopback address, not to '\(host)'"
+        case .unknownKey: "the body upload has no valid X-Hybrid-Body-Key: only a page's request hooks may send bodies"
+        case .wrongOrigin(let origin):
+            "the body upload comes from \(origin.map { "'\($0)'" } ?? "no origin"), not the origin that reserved the body"
+        case .lengthRequired: "the body upload needs a Content-Length (chunked uploads are refused)"
+        case .lengthMismatch(let announced, let reserved):
+            "the body upload announces \(announced) bytes but the body was reserved with \(reserved)"
+        case .store(let error): error.description
+        case .timedOut(let seconds): "the body upload took too long (more than \(seconds) s) and was cut"
+        case .cut(let received, let expected):
+            "the body upload ended after \(received) of \(expected) bytes"
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Synchronization
+
+/// What the body channel answers, whatever serves it: which pages may upload (one entry per request-hook key, that
+/// is per view), CORS for the origin that reserved a body and for no other, and the checks an upload passes before a
+/// byte of it is read.
+///
+/// A page registers through its ``InterceptingSchemeHandler`` (the key its hooks hold and the store its bodies go
+/// to); the entry goes with the handler. Thread-safe.
+public final class BodyChannelRoutes: Sendable {
+    /// The headers of one request, as far as the routes need them.
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
+        public var origin: String?
+        public var key: String?
+        /// nil: no Content-Length (chunked, or none).
+        public var contentLength: Int?
+
+        public init(method: String, path: String, origin: String?, key: String?, contentLength: Int?) {
+            self.method = method
+            self.path = path
+            self.origin = origin
+            self.key = key
+            self.contentLength = contentLength
+        }
+    }
+
+    /// The request header that carries the page's key (the same key the hooks put on bodies sent to the scheme).
+    public static let keyHeader = ReservedRequest.bodyKeyHeader
+
+    private struct Registration: Sendable {
+        weak var handler: InterceptingSchemeHandler?
+    }
+
+    private let registrations = Mutex<[String: Registration]>([:])
+    private let opened = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Uploads that passed every check and began (for tests and diagnostics).
+    public var uploadsOpened: Int { opened.load(ordering: .relaxed) }
+
+    /// Pages whose handlers are still alive.
+    public var registeredCount: Int {
+        registrations.withLock { entries in entries.values.filter { $0.handler != nil }.count }
+    }
+
+    /// Lets the page behind `handler` upload bodies, with its key, into its store.
+    public func register(_ handler: InterceptingSchemeHandler) {
+        registrations.withLock { entries in
+            entries = entries.filter { $0.value.handler != nil }
+            entries[handler.bodyKey] = Registration(handler: handler)
+        }
+    }
+
+    /// The CORS headers of an answer to `origin`.
+    public static func corsHeaders(for origin: String) -> [(String, String)] {
+        [
+            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+            ("Access-Control-Allow-Methods", "POST"),
+            ("Access-Control-Allow-Headers", "\(keyHeader.lowercased()), content-type"),
+            ("Access-Control-Max-Age", "600"),
+        ]
+    }
+
+    /// The answer to a CORS preflight: the CORS headers when `origin` reserved the body the path names and nothing
+    /// was sent for it yet, else nil (the engine then refuses the upload without sending it).
+    public func preflight(_ request: Request) -> [(String, String)]? {
+        guard let id = Self.bodyID(inPath: request.path), let origin = request.origin else { return nil }
+        let handlers = registrations.withLock { entries in entries.values.compactMap(\.handler) }
+        guard handlers.contains(where: { $0.store.awaitsChannelUpload(id, origin: origin) }) else { return nil }
+        return Self.corsHeaders(for: origin)
+    }
+
+    /// Checks an upload's head, before any of its body is read, and opens it.
+    public func open(_ request: Request) throws(BodyChannelRefusal) -> BodyChannelUpload {
+        guard request.method.uppercased() == "POST", let id = Self.bodyID(inPath: request.path) else {
+            throw .notFound(method: request.method, path: request.path)
+        }
+        guard let key = request.key, let handler = handler(forKey: key) else { throw .unknownKey }
+        guard let origin = request.origin, origin != "null" else { throw .wrongOrigin(request.origin) }
+        guard let length = request.contentLength else { throw .lengthRequired }
+        let owner = BodyOwner(origin: origin.lowercased(), scope: handler.scope)
+        let reserved: Int
+        do {
+            // Another origin's body is `unknownBody` too, on purpose (see the store).
+            reserved = try handler.store.openChannelUpload(id, owner: owner)
+        } catch {
+            throw .store(error)
+        }
+        guard length == reserved else {
+            handler.store.discard(id, owner: owner)
+            throw .lengthMismatch(announced: length, reserved: reserved)
+        }
+        opened.add(1, ordering: .relaxed)
+        return BodyChannelUpload(store: handler.store, id: id, owner: owner, expected: reserved)
+    }
+
+    private func handler(forKey key: String) -> InterceptingSchemeHandler? {
+        // Every registered key is compared in full (no early exit on the first differing byte), so response times
+        // say nothing about how much of a guessed key was right.
+        let candidates = registrations.withLock { entries in entries.map { ($0.key, $0.value.handler) } }
+        var found: InterceptingSchemeHandler?
+        for (registered, handler) in candidates where Self.constantTimeEqual(registered, key) {
+            found = handler
+        }
+        return found
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+
+    /// The id in `/body/<id>`, if well formed.
+    static func bodyID(inPath path: String) -> String? {
+        let prefix = "/body/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let id = String(path.dropFirst(prefix.count))
+        return BodyStore.isWellFormedID(id) ? id : nil
+    }
+}

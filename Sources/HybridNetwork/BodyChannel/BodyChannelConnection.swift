@@ -1,0 +1,183 @@
+import Foundation
+import HybridKit
+import NIOCore
+import NIOHTTP1
+
+/// One connection to the body channel: preflights and uploads, one at a time, on the connection's event loop.
+final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        case idle
+        /// An answered preflight or refused head whose (empty or unread) rest is still to come.
+        case answered
+        case uploading(BodyChannelUpload, origin: String, keepAlive: Bool, deadline: Scheduled<Void>)
+        case closing
+    }
+
+    private let routes: BodyChannelRoutes
+    private let port: Int
+    private let uploadTimeout: Duration
+    private var state = State.idle
+
+    init(routes: BodyChannelRoutes, port: Int, uploadTimeout: Duration) {
+        self.routes = routes
+        self.port = port
+        self.uploadTimeout = uploadTimeout
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): received(head, context: context)
+        case .body(let bytes): received(bytes, context: context)
+        case .end: ended(context: context)
+        }
+    }
+
+    private func received(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard case .idle = state else { return refuse(.notFound(method: "\(head.method)", path: head.uri), context) }
+        let host = head.headers.first(name: "Host") ?? ""
+        guard Self.loopbackHosts(port: port).contains(host.lowercased()) else {
+            return refuse(.foreignHost(host), context)
+        }
+        let request = BodyChannelRoutes.Request(
+            method: head.method.rawValue, path: head.uri, origin: head.headers.first(name: "Origin"),
+            key: head.headers.first(name: BodyChannelRoutes.keyHeader),
+            contentLength: head.headers.contains(name: "Transfer-Encoding")
+                ? nil : head.headers.first(name: "Content-Length").flatMap { Int($0) })
+        if head.method == .OPTIONS {
+            guard let cors = routes.preflight(request) else {
+                return refuse(.notFound(method: "OPTIONS", path: head.uri), context)
+            }
+            state = .answered
+            respond(204, headers: cors, body: nil, keepAlive: head.isKeepAlive, context: context)
+            return
+        }
+        do {
+            let upload = try routes.open(request)
+            let origin = request.origin ?? ""
+            let seconds = Int(uploadTimeout.components.seconds)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let deadline = context.eventLoop.scheduleTask(in: TimeAmount(uploadTimeout)) {
+                let (connection, context) = bound.value
+                connection.fail(.timedOut(seconds: seconds), context: context)
+            }
+            state = .uploading(upload, origin: origin, keepAlive: head.isKeepAlive, deadline: deadline)
+            if upload.expected == 0 { ended(context: context) }
+        } catch {
+            refuse(error, context)
+        }
+    }
+
+    private func received(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard case .uploading(var upload, let origin, let keepAlive, let deadline) = state else { return }
+        do {
+            try bytes.withUnsafeReadableBytes { pointer throws(BodyChannelRefusal) in try upload.write(pointer) }
+            state = .uploading(upload, origin: origin, keepAlive: keepAlive, deadline: deadline)
+        } catch {
+            deadline.cancel()
+            state = .idle
+            refuse(error, context)
+        }
+    }
+
+    private func ended(context: ChannelHandlerContext) {
+        switch state {
+        case .uploading(let upload, let origin, let keepAlive, let deadline):
+            deadline.cancel()
+            do {
+                try upload.finish()
+            } catch {
+                state = .idle
+                return refuse(error, context)
+            }
+            state = .idle
+            let body = Data("{\"received\":\(upload.received)}".utf8)
+            respond(
+                200, headers: BodyChannelRoutes.corsHeaders(for: origin) + [("Content-Type", "application/json")],
+                body: body, keepAlive: keepAlive, context: context)
+        case .answered:
+            state = .idle
+        case .idle, .closing:
+            break
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
+            return context.fireUserInboundEventTriggered(event)
+        }
+        if case .uploading = state {
+            fail(.timedOut(seconds: 0), context: context)
+        } else {
+            state = .closing
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        abandonUpload()
+        state = .closing
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        abandonUpload()
+        state = .closing
+        context.close(promise: nil)
+    }
+
+    /// A timeout: the body goes and the connection closes (the sender is not waiting for an answer it could use).
+    private func fail(_ refusal: BodyChannelRefusal, context: ChannelHandlerContext) {
+        abandonUpload()
+        refuse(refusal, context)
+    }
+
+    private func abandonUpload() {
+        guard case .uploading(let upload, _, _, let deadline) = state else { return }
+        deadline.cancel()
+        upload.abandon()
+        state = .idle
+    }
+
+    /// Answers with the refusal and closes the connection: whatever body follows is never read. No CORS headers:
+    /// the page's hooks see a network error and send the body in slices, where the scheme handler applies the same
+    /// rules with a readable answer.
+    private func refuse(_ refusal: BodyChannelRefusal, _ context: ChannelHandlerContext) {
+        if case .closing = state { return }
+        state = .closing
+        let body = Data(#"{"error":\#(Self.quoted(refusal.description))}"#.utf8)
+        respond(
+            refusal.status, headers: [("Content-Type", "application/json")], body: body, keepAlive: false,
+            context: context)
+    }
+
+    private func respond(
+        _ status: Int, headers extra: [(String, String)], body: Data?, keepAlive: Bool, context: ChannelHandlerContext
+    ) {
+        var headers = HTTPHeaders(extra)
+        headers.add(name: "Content-Length", value: "\(body?.count ?? 0)")
+        headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body, !body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        }
+        let done = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+        if !keepAlive {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            done.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
+        }
+    }
+
+    static func loopbackHosts(port: Int) -> Set<String> {
+        ["127.0.0.1:\(port)", "[::1]:\(port)", "localhost:\(port)"]
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Listening sockets on 127.0.0.1 and ::1 (one port) and the thread that accepts on them, every descriptor
+/// close-on-exec.
+///
+/// Why not NIO's server bootstrap: SwiftNIO opens and accepts sockets without close-on-exec, and WebKit starts its
+/// network and web processes inheriting every descriptor that lacks it. The network process then held a copy of the
+/// listening socket, so connections kept queuing after the app stopped listening (the page's upload hung instead
+/// of failing over), and a web process started while a connection was open would hold that connection past its
+/// close. NIO serves each accepted connection (`ClientBootstrap.withConnectedSocket`).
+final class LoopbackAcceptor: Sendable {
+    enum Failure: Error, CustomStringConvertible {
+        case system(String, Int32)
+        var description: String {
+            switch self {
+            case .system(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    let port: Int
+    let listensOnIPv6: Bool
+    private let sockets: [Int32]
+    /// Written to wake the accepting thread when it must stop.
+    private let wake: (read: Int32, write: Int32)
+
+    /// Binds 127.0.0.1 on a random port, then ::1 on the same port when the machine has IPv6 loopback (a port
+    /// taken on ::1 means another try).
+    init() throws {
+        let (sockets, port, ipv6) = try Self.bindLoopback()
+        var pipeEnds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Self.streamCloseOnExec, 0, &pipeEnds) == 0 else {
+            let code = errno
+            for socket in sockets { close(socket) }
+            throw Failure.system("socketpair", code)
+        }
+        self.sockets = sockets
+        self.port = port
+        listensOnIPv6 = ipv6
+        wake = (pipeEnds[0], pipeEnds[1])
+    }
+
+    private static func bindLoopback() throws -> (sockets: [Int32], port: Int, ipv6: Bool) {
+        var lastError = Failure.system("bind ::1", EADDRINUSE)
+        for _ in 0..<5 {
+            let v4 = try listeningSocket(ipv6: false, port: 0)
+            let port = localPort(v4)
+            do {
+                return ([v4, try listeningSocket(ipv6: true, port: port)], port, true)
+            } catch .system(let call, let code) where code == EADDRINUSE {
+                close(v4)
+                lastError = .system(call, code)
+            } catch {
+                // No IPv6 loopback on this machine.
+                return ([v4], port, false)
+            }
+        }
+        throw lastError
+    }
+
+    /// Accepts on a thread of its own until ``stop()``; each connection goes to `accepted` (which owns it).
+    func run(_ accepted: @escaping @Sendable (Int32) -> Void) {
+        let (sockets, wake) = (sockets, wake)
+        let thread = Thread {
+            var polled = (sockets + [wake.read]).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            while true {
+                guard poll(&polled, nfds_t(polled.count), -1) >= 0 || errno == EINTR else { break }
+                if polled.last?.revents ?? 0 != 0 { break }
+                for entry in polled.dropLast() where entry.revents & Int16(POLLIN) != 0 {
+                    let connection = Self.acceptCloseOnExec(entry.fd)
+                    if connection >= 0 {
+                        accepted(connection)
+                    } else if errno != EAGAIN, errno != EINTR, errno != ECONNABORTED {
+                        // Out of descriptors, say: the connection waits in the backlog; do not spin on it.
+                        usleep(10_000)
+                    }
+                }
+            }
+            for socket in sockets { close(socket) }
+            close(wake.read)
+        }
+        thread.name = "hybrid.body-channel.accept"
+        thread.start()
+    }
+
+    /// Stops accepting and closes the listening sockets (on the accepting thread, which ends).
+    func stop() {
+        var byte: UInt8 = 1
+        _ = write(wake.write, &byte, 1)
+        close(wake.write)
+    }
+
+    private static func listeningSocket(ipv6: Bool, port: Int) throws(Failure) -> Int32 {
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, streamCloseOnExec, 0)
+        guard fd >= 0 else { throw .system("socket", errno) }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        let bound: Int32
+        if ipv6 {
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            address.sin6_addr = in6addr_loopback
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard bound == 0, listen(fd, 256) == 0 else {
+            let code = errno
+            close(fd)
+            throw .system(ipv6 ? "bind ::1" : "bind 127.0.0.1", code)
+        }
+        return fd
+    }
+
+    #if canImport(Glibc)
+        private static let streamCloseOnExec = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+
+        /// glibc's `accept4` (a GNU extension the Glibc module does not declare): the connection is close-on-exec
+        /// from the moment it exists, with no window in which a process WebKit starts could inherit it.
+        private typealias Accept4 = @convention(c) (
+            Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
+        ) -> Int32
+        private static let accept4: Accept4? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "accept4").map {
+            unsafeBitCast($0, to: Accept4.self)
+        }
+
+        private static func acceptCloseOnExec(_ fd: Int32) -> Int32 {
+            guard let accept4 else {
+                let connection = accept(fd, nil, nil)
+                if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
+                return connection
+            }
+            return accept4(fd, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+        }
+    #else
+        private static let streamCloseOnExec = SOCK_STREAM
+
+        /// Apple's WebKit starts its processes through XPC, which inherits no descriptors: no window to close.
+        private static func acceptCloseOnExec(_ fd: Int32) -> Int32 {
+            let connection = accept(fd, nil, nil)
+            if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
+            return connection
+        }
+    #endif
+
+    private static func localPort(_ fd: Int32) -> Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

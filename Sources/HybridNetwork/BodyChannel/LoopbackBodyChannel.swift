@@ -1,0 +1,104 @@
+import Foundation
+import HybridKit
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// The body channel's listener: HTTP/1.1 on 127.0.0.1 and ::1, one random port, for the life of a container or
+/// pool. Every decision is ``BodyChannelRoutes``'; this type carries bytes and enforces time.
+///
+/// Other local processes can reach a loopback port, so nothing is read from an upload before its head passed the
+/// routes (key, origin, reserved body, length), a refusal closes the connection unread, and an upload that stalls
+/// or takes too long is cut and its body dropped.
+public final class LoopbackBodyChannel: BodyChannel {
+    public struct Limits: Sendable, Equatable {
+        /// Longest time without a byte from the sender (before or during an upload).
+        public var idleTimeout: Duration
+        /// Longest time one upload may take from its head to its last byte.
+        public var uploadTimeout: Duration
+
+        public init(idleTimeout: Duration = .seconds(10), uploadTimeout: Duration = .seconds(120)) {
+            self.idleTimeout = idleTimeout
+            self.uploadTimeout = uploadTimeout
+        }
+    }
+
+    public enum StartError: Error, CustomStringConvertible {
+        case cannotListen(String)
+        public var description: String {
+            switch self {
+            case .cannotListen(let why):
+                "the body channel could not listen on loopback (\(why)); pages upload bodies in slices instead"
+            }
+        }
+    }
+
+    public let routes: BodyChannelRoutes
+    public let port: Int
+    public let limits: Limits
+    /// Whether it also listens on ::1 (a machine without IPv6 loopback has IPv4 only).
+    public let listensOnIPv6: Bool
+    private let acceptor: LoopbackAcceptor
+    private let listening = Atomic<Bool>(true)
+
+    public var endpoint: String? { listening.load(ordering: .acquiring) ? "http://127.0.0.1:\(port)" : nil }
+
+    private init(routes: BodyChannelRoutes, limits: Limits, acceptor: LoopbackAcceptor) {
+        self.routes = routes
+        self.limits = limits
+        self.acceptor = acceptor
+        port = acceptor.port
+        listensOnIPv6 = acceptor.listensOnIPv6
+    }
+
+    /// Listens on a random port of 127.0.0.1, and on the same port of ::1 where the machine has it.
+    public static func start(
+        limits: Limits = Limits(), routes: BodyChannelRoutes = BodyChannelRoutes()
+    ) throws(StartError) -> LoopbackBodyChannel {
+        let acceptor: LoopbackAcceptor
+        do {
+            acceptor = try LoopbackAcceptor()
+        } catch {
+            throw .cannotListen("\(error)")
+        }
+        let channel = LoopbackBodyChannel(routes: routes, limits: limits, acceptor: acceptor)
+        let port = acceptor.port
+        acceptor.run { descriptor in
+            connectionBootstrap(routes: routes, limits: limits, port: port).withConnectedSocket(descriptor)
+                .whenFailure { _ in close(descriptor) }
+        }
+        return channel
+    }
+
+    /// Stops listening (as iOS does for a suspended app); pages fall back to uploading in slices. Open
+    /// connections finish.
+    public func stop() {
+        guard listening.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        acceptor.stop()
+    }
+
+    deinit { stop() }
+
+    private static func connectionBootstrap(routes: BodyChannelRoutes, limits: Limits, port: Int) -> ClientBootstrap {
+        ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        IdleStateHandler(readTimeout: TimeAmount(limits.idleTimeout)))
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withPipeliningAssistance: false, withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(
+                        BodyChannelConnection(routes: routes, port: port, uploadTimeout: limits.uploadTimeout))
+                }
+            }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import HybridKit
+import HybridKitGTK
+import HybridNetwork
+import HybridTestSupport
+import HybridTour
+import Testing
+
+/// The body channel in real WebKitGTK: the hooks send Blob, File, FormData-with-file and stream bodies to a loopback
+/// listener with the engine's own XHR, and the request then goes by id or through the proxy as before. Hostile
+/// connections to the listener are made byte for byte, as any local process could.
+@Suite(.serialized) struct BodyChannelGTKTests {
+    static func channel(
+        _ limits: LoopbackBodyChannel.Limits = LoopbackBodyChannel.Limits()
+    ) async throws -> LoopbackBodyChannel {
+        try LoopbackBodyChannel.start(limits: limits)
+    }
+
+    /// A little of `text` on each side of `part`, for a failure message that does not print a megabyte.
+    static func around(_ part: String, in text: String) -> String {
+        guard let range = text.range(of: part) else { return "" }
+        let lower = text.index(range.lowerBound, offsetBy: -200, limitedBy: text.startIndex) ?? text.startIndex
+        let upper = text.index(range.upperBound, offsetBy: 200, limitedBy: text.endIndex) ?? text.endIndex
+        return String(text[lower..<upper])
+    }
+
+    @Test @GTKActor func theConformanceSuitePassesOverTheChannel() async throws {
+        let channel = try await Self.channel()
+        let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy(), bodyChannel: channel)
+        defer { lab.close() }
+        let rows = try await BodiesConformance.run(in: lab)
+        for row in rows where !row.passed {
+            if let why = BodiesConformance.knownLimitation(of: row) {
+                print("known limitation: \(row.name) \(row.api) \(row.strategy): \(why)")
+            } else {
+                Issue.record("\(row)")
+            }
+        }
+        #expect(rows.count > 60)
+        // Every Blob, File, FormData-with-file, stream and Request body of both strategies and both APIs.
+        #expect(channel.routes.uploadsOpened >= 20, "\(channel.routes.uploadsOpened) uploads over the channel")
+        #expect(lab.interception.handler.store.count == 0)
+        channel.stop()
+    }
+
+    /// A 3 MB Blob by fetch and by XHR (with its upload progress) reaches the server whole, over the channel; with
+    /// the channel stopped (an app suspended on iOS) the same POSTs go in slices and the page sees the same.
+    @Test @GTKActor func aStoppedChannelFallsBackToSlicesUnnoticed() async throws {
+        let channel = try await Self.channel()
+        let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy(), bodyChannel: channel)
+        defer { lab.close() }
+        let script = """
+            (async () => {
+              const blob = new Blob([new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251)]);
+              const viaFetch = await (await fetch('/echo', { method: 'POST', body: blob })).json();
+              const viaXHR = await new Promise((resolve) => { const x = new XMLHttpRequest(); x.open('POST', '/echo');
+                let events = 0; x.upload.onprogress = () => { events++; };
+                x.onload = () => resolve(Object.assign(JSON.parse(x.responseText), { events }));
+                x.onerror = () => resolve({ error: true }); x.send(blob); });
+              return [viaFetch.length, viaFetch.sha256, viaXHR.length, viaXHR.sha256, viaXHR.events > 0];
+            })()
+            """
+        try await lab.load(lab.pageURL(.bodyByID))
+        let over = try await lab.run(script)
+        #expect(channel.routes.uploadsOpened == 2, "\(channel.routes.uploadsOpened)")
+        channel.stop()
+        #expect(channel.endpoint == nil)
+        try await lab.load(lab.pageURL(.fullProxy))
+        let fallback = try await lab.run(script)
+        #expect(over == fallback, "over the channel \(over), in slices \(fallback)")
+        #expect(over.hasPrefix("[3145728,") && over.hasSuffix(",true]"), "\(over)")
+        #expect(channel.routes.uploadsOpened == 2)
+        #expect(lab.interception.handler.store.count == 0)
+    }
+
+    /// What any local process can try against the port: nothing is read or stored without the page's key, from the
+    /// page's origin, for a body that page reserved, of the reserved size, sent in time.
+    @Test @GTKActor func hostileConnectionsAreRefusedAndStoreNothing() async throws {
+        let channel = try await Self.channel(.init(idleTimeout: .seconds(1), uploadTimeout: .seconds(3)))
+        let lab = try await BodiesLab(proxy: nil, bodyChannel: channel)
+        defer { lab.close() }
+        try await lab.load(lab.pageURL(.bodyByID))
+        let handler = lab.interception.handler
+        let store = handler.store
+        let origin = "hybrid://127.0.0.1:\(lab.server.port)"
+        let owner = BodyOwner(origin: origin, scope: ObjectIdentifier(handler))
+        let port = channel.port
+        func head(
+            _ id: String, key: String? = handler.bodyKey, origin: String? = origin, length: String? = "1000",
+            host: String = "127.0.0.1:\(channel.port)", method: String = "POST", extra: String = ""
+        ) -> String {
+            var lines = ["\(method) /body/\(id) HTTP/1.1", "Host: \(host)"]
+            if let origin { lines.append("Origin: \(origin)") }
+            if let key { lines.append("\(BodyChannelRoutes.keyHeader): \(key)") }
+            if let length { lines.append("Content-Length: \(length)") }
+            return lines.joined(separator: "\r\n") + extra + "\r\n\r\n"
+        }
+        // Another page of the same channel (another view), with its own key.
+        let otherPage = InterceptingSchemeHandler(wrapping: handler.inner, hop: { $0() })
+        channel.routes.register(otherPage)
+
+        let id = try store.begin(size: 1000, contentType: nil, owner: owner)
+        let refusals: [(String, String, Int)] = [
+            ("no key", head(id, key: nil), 403),
+            ("a wrong key", head(id, key: String(repeating: "0", count: 32)), 403),
+            ("another page's key", head(id, key: otherPage.bodyKey), 400),
+            ("another origin", head(id, origin: "hybrid://evil.example"), 400),
+            ("no origin", head(id, origin: nil), 403),
+            ("an opaque origin", head(id, origin: "null"), 403),
+            ("no length (chunked)", head(id, length: nil, extra: "\r\nTransfer-Encoding: chunked"), 411),
+            ("a rebinding host", head(id, host: "evil.example:\(port)"), 421),
+            ("a GET", head(id, method: "GET"), 404),
+            ("an unknown id", head(String(repeating: "a", count: 32)), 400),
+            ("a malformed id", head("../../etc/passwd"), 404),
+            // Last: it comes with the right key and origin, so that page's body is dropped.
+            ("a length other than reserved", head(id, length: "999"), 400),
+        ]
+        for (what, request, status) in refusals {
+            // Only the head is sent; the body it announces never comes: a refusal must not wait for it.
+            let exchange = try await RawSocket.send(request, port: port, readFor: .seconds(5))
+            #expect(exchange.response?.status == status, "\(what): \(String(decoding: exchange.received, as: UTF8.self))")
+            #expect(exchange.closedByServer, "\(what): the connection stays open")
+            #expect(exchange.response?.header("Access-Control-Allow-Origin") == nil, "\(what)")
+            if what == "a length other than reserved" { continue }
+            #expect(store.awaitsChannelUpload(id, origin: origin), "\(what): the body was touched")
+        }
+        // The length mismatch came with the right key and origin: that page's body is dropped.
+        #expect(!store.awaitsChannelUpload(id, origin: origin))
+        #expect(store.count == 0)
+
+        // Garbage instead of HTTP.
+        let garbage = try await RawSocket.send("\u{1}\u{2}NOT HTTP\r\n\r\n", port: port)
+        #expect(garbage.closedByServer && garbage.response?.status == 400, "\(garbage.received)")
+
+        // A preflight is answered only for the origin that reserved the body.
+        let pending = try store.begin(size: 1000, contentType: nil, owner: owner)
+        let preflight = "OPTIONS /body/\(pending) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        let allowed = try await RawSocket.send(preflight + "Origin: \(origin)\r\n\r\n", port: port)
+        #expect(allowed.response?.status == 204)
+        #expect(allowed.response?.header("Access-Control-Allow-Origin") == origin)
+        let foreign = try await RawSocket.send(preflight + "Origin: http://evil.example\r\n\r\n", port: port)
+        #expect(foreign.response?.header("Access-Control-Allow-Origin") == nil)
+
+        // A slow writer (10 bytes, then silence) is cut at the idle timeout and its body dropped.
+        let slow = try await RawSocket.exchange(
+            port: port, chunks: [Data(head(pending).utf8), Data(repeating: 1, count: 10), Data(repeating: 1, count: 10)],
+            pause: .seconds(4), readFor: .seconds(5))
+        #expect(slow.closedByServer && slow.elapsed < .seconds(4), "\(slow.elapsed)")
+        #expect(store.count == 0)
+
+        // A steady writer that never finishes within the upload timeout is cut too.
+        let steadyID = try store.begin(size: 1000, contentType: nil, owner: owner)
+        let drip = [Data(head(steadyID).utf8)] + Array(repeating: Data(repeating: 2, count: 10), count: 12)
+        let steady = try await RawSocket.exchange(port: port, chunks: drip, pause: .milliseconds(500), readFor: .seconds(5))
+        #expect(steady.closedByServer && steady.chunksSent < 12, "\(steady.chunksSent) chunks sent")
+        #expect(steady.response?.status == 408, "\(String(decoding: steady.received, as: UTF8.self))")
+        #expect(store.count == 0)
+
+        #expect(channel.routes.uploadsOpened == 2)
+        channel.stop()
+    }
+
+    /// A page over the store's limits gets a clear error; the channel opens nothing.
+    @Test @GTKActor func aBodyOverTheStoreLimitIsRefusedBeforeTheChannel() async throws {
+        let channel = try await Self.channel()
+        var config = InterceptionConfig(chunkBytes: 256 * 1024)
+        config.store.maxBodyBytes = 1 << 20
+        let lab = try await BodiesLab(proxy: nil, config: config, bodyChannel: channel)
+        defer { lab.close() }
+        try await lab.load(lab.pageURL(.bodyByID))
+        let answer = try await lab.run(
+            "fetch('/echo', { method: 'POST', body: new Blob([new Uint8Array(2 * 1024 * 1024)]) }).then(() => 'sent', (e) => e.name + ': ' + e.message)"
+        )
+        #expect(answer.contains("TypeError") && answer.contains("limit"), "\(answer)")
+        #expect(channel.routes.uploadsOpened == 0)
+        #expect(lab.interception.handler.store.count == 0)
+        channel.stop()
+    }
+
+    /// The key is in the hooks' closure only: a page that replaces every built-in the hooks could call while
+    /// sending it (Headers and Array iteration, Object.assign, getters on Object.prototype for fetch options,
+    /// XHR's methods, event listeners) sees POSTs over the channel and in slices but never the key.
+    @Test @GTKActor func aHostilePageCannotReadTheKey() async throws {
+        let channel = try await Self.channel()
+        let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy(), bodyChannel: channel)
+        defer { lab.close() }
+        let key = lab.interception.handler.bodyKey
+        for side in [BodiesLab.Side.bodyByID, .fullProxy] {
+            try await lab.load(lab.pageURL(side))
+            let seen = try await lab.run(
+                """
+                (async () => {
+                  const seen = [];
+                  const note = (value) => { try { seen.push(JSON.stringify(value) || String(value)); } catch (e) { seen.push(String(value)); } };
+                  const grab = (target) => { try { for (const [k, v] of new Headers(target)) note(k + '=' + v); } catch (e) { note(target); } };
+                  const H = Headers.prototype;
+                  for (const name of ['set', 'append', 'get', 'has', 'forEach', 'entries']) {
+                    const original = H[name];
+                    H[name] = function (...args) { note(args); return original.apply(this, args); };
+                  }
+                  const iterate = H[Symbol.iterator];
+                  H[Symbol.iterator] = function () { const out = iterate.call(this); note([...iterate.call(this)]); return out; };
+                  const arrayIterate = Array.prototype[Symbol.iterator];
+                  Array.prototype[Symbol.iterator] = function () { if (this.length < 100) note(this); return arrayIterate.call(this); };
+                  const assign = Object.assign;
+                  Object.assign = function (...args) { note(args); return assign.apply(this, args); };
+                  for (const option of ['integrity', 'priority', 'window', 'duplex', 'keepalive', 'referrer',
+                    'referrerPolicy', 'mode', 'redirect', 'credentials', 'cache', 'signal', 'body', 'method', 'headers']) {
+                    Object.defineProperty(Object.prototype, option, { configurable: true,
+                      get() { const own = Object.getOwnPropertyDescriptor(this, 'headers'); if (own && own.value) grab(own.value); return undefined; } });
+                  }
+                  const X = XMLHttpRequest.prototype;
+                  for (const name of ['open', 'send', 'setRequestHeader']) {
+                    const original = X[name];
+                    X[name] = function (...args) { note(args); return original.apply(this, args); };
+                  }
+                  const listen = EventTarget.prototype.addEventListener;
+                  EventTarget.prototype.addEventListener = function (...args) { note(String(args[1])); return listen.apply(this, args); };
+                  const blob = new Blob([new Uint8Array(600 * 1024).fill(3)]);
+                  const lengths = [];
+                  lengths.push((await (await fetch('/echo', { method: 'POST', body: blob })).json()).length);
+                  lengths.push(await new Promise((resolve) => { const x = new XMLHttpRequest(); x.open('POST', '/echo');
+                    x.onload = () => resolve(JSON.parse(x.responseText).length); x.onerror = () => resolve(-1); x.send(blob); }));
+                  navigator.sendBeacon('/echo', 'beacon');
+                  for (const option of ['integrity', 'priority', 'window', 'duplex', 'keepalive', 'referrer',
+                    'referrerPolicy', 'mode', 'redirect', 'credentials', 'cache', 'signal', 'body', 'method', 'headers']) {
+                    delete Object.prototype[option];
+                  }
+                  Array.prototype[Symbol.iterator] = arrayIterate;
+                  return { lengths, seen: seen.join('\\n'), resources: performance.getEntriesByType('resource').map((e) => e.name).join(' ') };
+                })()
+                """)
+            let posted = seen.contains("\"lengths\":[614400,614400]")
+            let leaked = seen.contains(key)
+            #expect(posted, "\(side): \(seen.prefix(300))")
+            #expect(!leaked, "\(side): the page saw the key in \(Self.around(key, in: seen))")
+        }
+        #expect(channel.routes.uploadsOpened >= 4)
+        channel.stop()
+    }
+}
