@@ -194,7 +194,8 @@ struct BenchCommand: AsyncParsableCommand {
             discussion: """
                 1 MB and 20 MB Blob POSTs to a loopback echo server from a hooked page (each strategy) and from the
                 same page unhooked, in one engine (target ≤ 1.3×); host peak memory next to the body size (target
-                ≤ 2×); and the anchors' one-base64-message transfer for comparison.
+                ≤ 2×); and the anchors' one-base64-message transfer for comparison. Each upload route (slices to
+                the scheme handler, the loopback body channel) runs in its own view with its own unhooked baseline.
                 """)
 
         @OptionGroup var output: Output
@@ -205,6 +206,10 @@ struct BenchCommand: AsyncParsableCommand {
         var legs = false
         @Option(help: "Hook chunk size in KB (default: the hooks' default).") var chunkKb: Int?
         @Option(help: "Chunk uploads of one body in flight at once (default: the hooks' default).") var inFlight: Int?
+        @Option(
+            parsing: .upToNextOption,
+            help: "Upload routes to measure: slices (to the scheme handler), channel (the loopback body channel).")
+        var uploads = BodiesBenchmark.Upload.allCases.map(\.rawValue)
 
         func validate() throws {
             guard posts > 0 else { throw ValidationError("posts must be positive") }
@@ -212,6 +217,9 @@ struct BenchCommand: AsyncParsableCommand {
                 throw ValidationError("chunk size must be between 16 KB and 16384 KB")
             }
             if let inFlight, !(1...16).contains(inFlight) { throw ValidationError("in-flight must be 1 to 16") }
+            for upload in uploads where BodiesBenchmark.Upload(rawValue: upload) == nil {
+                throw ValidationError("unknown upload route '\(upload)': use slices or channel")
+            }
             guard !megabytes.isEmpty, megabytes.allSatisfy({ $0 > 0 && $0 <= 60 }) else {
                 throw ValidationError("sizes must be between 1 and 60 MB (the body store's limit is 64 MB)")
             }
@@ -227,6 +235,7 @@ struct BenchCommand: AsyncParsableCommand {
             options.legs = legs
             options.chunkBytes = chunkKb.map { $0 << 10 }
             options.uploadsInFlight = inFlight
+            options.uploads = uploads.compactMap(BodiesBenchmark.Upload.init(rawValue:))
             output.print(try await BodiesBenchmark.run(options))
         }
     }

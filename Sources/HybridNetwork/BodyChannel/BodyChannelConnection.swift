@@ -72,10 +72,18 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
 
     private func received(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         guard case .uploading(var upload, let origin, let keepAlive, let deadline) = state else { return }
-        do {
-            try bytes.withUnsafeReadableBytes { pointer throws(BodyChannelRefusal) in try upload.write(pointer) }
+        let outcome: Result<Void, BodyChannelRefusal> = bytes.withUnsafeReadableBytes { pointer in
+            do throws(BodyChannelRefusal) {
+                try upload.write(pointer)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success:
             state = .uploading(upload, origin: origin, keepAlive: keepAlive, deadline: deadline)
-        } catch {
+        case .failure(let error):
             deadline.cancel()
             state = .idle
             refuse(error, context)

@@ -2,6 +2,7 @@ import CWebKitGTK
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridNetwork
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -11,7 +12,18 @@ import HybridKitGTK
 /// the same loopback echo server, in one engine and one run; plus the anchors' way (the whole body as one base64
 /// string in one script message, native then sends it) for comparison. Host memory is the peak resident size
 /// during the runs minus the resident size before, next to the body size.
+///
+/// Each way of uploading (in slices to the scheme handler, or over the body channel) gets its own view and server,
+/// with its own unhooked POST as the baseline of its sides.
 public enum BodiesBenchmark {
+    /// How the hooks send a body to native.
+    public enum Upload: String, Sendable, CaseIterable {
+        /// Read back in the page and posted slice by slice to the scheme handler.
+        case slices
+        /// Sent whole by the engine's network process to the loopback body channel.
+        case channel
+    }
+
     public struct Options: Sendable {
         public var sizes = [1 << 20, 20 << 20]
         /// Timed POSTs per side and size (after one untimed warm-up).
@@ -25,6 +37,7 @@ public enum BodiesBenchmark {
         /// Hook settings (nil: the defaults of ``InterceptionConfig``).
         public var chunkBytes: Int?
         public var uploadsInFlight: Int?
+        public var uploads = Upload.allCases
         public init() {}
     }
 
@@ -52,78 +65,91 @@ public enum BodiesBenchmark {
         // Metric handles bind to the backend when they are made: it must be in place before the body store is.
         if options.legs { _ = MetricsSummary.installed() }
         for size in options.sizes {
-            // A fresh view and server per size: in one engine, a 20 MB POST after the 1 MB round sometimes fails
-            // with "Load failed" on the unhooked side (seen here, not investigated), which would void the run.
-            // Default chunks (1 MB), not the small ones the conformance suite uses to exercise chunking.
-            var config = InterceptionConfig()
-            if let chunkBytes = options.chunkBytes { config.chunkBytes = chunkBytes }
-            if let inFlight = options.uploadsInFlight { config.uploadsInFlight = inFlight }
-            let lab = try await BodiesLab(proxy: options.proxy, config: config)
-            defer { lab.close() }
-            let base64 = Base64Poster(port: lab.server.port)
-            lab.view.addScriptMessageHandler(base64, name: "benchBase64", replies: true)
-            let scenario = "bodies \(size >> 20) MB"
-            let megabytes = Double(size) / 1_048_576
-            let plain = try await measure(
-                lab, url: lab.pageURL(.unhooked), size: size, posts: options.posts, base64: false)
-            // The host runs the echo server too: what an unhooked POST costs the host is the floor of every side.
+            for upload in options.uploads {
+                figures += try await run(size: size, upload: upload, options)
+            }
+        }
+        return figures
+    }
+
+    @GTKActor
+    static func run(size: Int, upload: Upload, _ options: Options) async throws -> [BenchFigure] {
+        var figures: [BenchFigure] = []
+        // A fresh view and server per size: in one engine, a 20 MB POST after the 1 MB round sometimes fails
+        // with "Load failed" on the unhooked side (seen here, not investigated), which would void the run.
+        // Default chunks (1 MB), not the small ones the conformance suite uses to exercise chunking.
+        var config = InterceptionConfig()
+        if let chunkBytes = options.chunkBytes { config.chunkBytes = chunkBytes }
+        if let inFlight = options.uploadsInFlight { config.uploadsInFlight = inFlight }
+        let channel = upload == .channel ? try LoopbackBodyChannel.start() : nil
+        defer { channel?.stop() }
+        let lab = try await BodiesLab(proxy: options.proxy, config: config, bodyChannel: channel)
+        defer { lab.close() }
+        let base64 = Base64Poster(port: lab.server.port)
+        lab.view.addScriptMessageHandler(base64, name: "benchBase64", replies: true)
+        let scenario = "bodies \(size >> 20) MB"
+        let megabytes = Double(size) / 1_048_576
+        let suffix = upload == .channel ? " over the channel" : ""
+        let plain = try await measure(
+            lab, url: lab.pageURL(.unhooked), size: size, posts: options.posts, base64: false)
+        // The host runs the echo server too: what an unhooked POST costs the host is the floor of every side.
+        let unhooked = "unhooked POST\(upload == .channel ? " (the channel's view)" : "")"
+        figures.append(
+            BenchFigure(
+                scenario: scenario, figure: "\(unhooked) host peak memory",
+                value: Double(plain.peakExtraBytes) / 1_048_576, unit: "MB", baselineName: "body size",
+                baseline: megabytes, better: .lower))
+        figures.append(
+            BenchFigure(
+                scenario: scenario, figure: "\(unhooked) host heap peak",
+                value: Double(plain.heapPeakBytes) / 1_048_576, unit: "MB", baselineName: "body size",
+                baseline: megabytes, better: .lower))
+        if options.legs, upload == .slices {
+            // The part of the upload leg the page does before any byte leaves it: the hooks read the Blob
+            // back from the network process slice by slice, as many at once as they upload.
+            let read = try await measureSliceReads(
+                lab, size: size, posts: options.posts, chunkBytes: config.chunkBytes,
+                inFlight: config.uploadsInFlight)
             figures.append(
                 BenchFigure(
-                    scenario: scenario, figure: "unhooked POST host peak memory",
-                    value: Double(plain.peakExtraBytes) / 1_048_576, unit: "MB", baselineName: "body size",
-                    baseline: megabytes, better: .lower))
+                    scenario: scenario, figure: "page reads the Blob back in chunks (p50)", value: read,
+                    unit: "ms", baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower))
+        }
+        var sides: [(String, BodiesLab.Side?)] = [("body by id\(suffix)", .bodyByID)]
+        if options.proxy != nil { sides.append(("full proxy (\(options.proxyName))\(suffix)", .fullProxy)) }
+        if upload == .slices { sides.append(("one base64 message (anchors)", nil)) }
+        for (name, side) in sides {
+            let sample = try await measure(
+                lab, url: lab.pageURL(side ?? .unhooked), size: size, posts: options.posts, base64: side == nil,
+                metrics: options.legs && side != nil ? MetricsSummary.installed() : nil)
             figures.append(
                 BenchFigure(
-                    scenario: scenario, figure: "unhooked POST host heap peak",
-                    value: Double(plain.heapPeakBytes) / 1_048_576, unit: "MB", baselineName: "body size",
-                    baseline: megabytes, better: .lower))
-            if options.legs {
-                // The part of the upload leg the page does before any byte leaves it: the hooks read the Blob
-                // back from the network process slice by slice, as many at once as they upload.
-                let read = try await measureSliceReads(
-                    lab, size: size, posts: options.posts, chunkBytes: config.chunkBytes,
-                    inFlight: config.uploadsInFlight)
-                figures.append(
-                    BenchFigure(
-                        scenario: scenario, figure: "page reads the Blob back in chunks (p50)", value: read,
-                        unit: "ms", baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower))
-            }
-            var sides: [(String, BodiesLab.Side?)] = [("body by id", .bodyByID)]
-            if options.proxy != nil { sides.append(("full proxy (\(options.proxyName))", .fullProxy)) }
-            sides.append(("one base64 message (anchors)", nil))
-            for (name, side) in sides {
-                let sample = try await measure(
-                    lab, url: lab.pageURL(side ?? .unhooked), size: size, posts: options.posts, base64: side == nil,
-                    metrics: options.legs && side != nil ? MetricsSummary.installed() : nil)
-                figures.append(
-                    BenchFigure(
-                        scenario: scenario, figure: "\(name) POST p50", value: sample.milliseconds, unit: "ms",
-                        baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower,
-                        targetRatio: side == nil ? nil : 1.3))
-                figures.append(
-                    BenchFigure(
-                        scenario: scenario, figure: "\(name) host peak memory",
-                        value: Double(sample.peakExtraBytes) / 1_048_576,
-                        unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower))
-                figures.append(
-                    BenchFigure(
-                        scenario: scenario, figure: "\(name) host heap peak",
-                        value: Double(sample.heapPeakBytes) / 1_048_576,
-                        unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower))
-                // What the strategy itself holds: the host also runs the echo server, whose buffers the unhooked
-                // POST pays as well.
-                figures.append(
-                    BenchFigure(
-                        scenario: scenario, figure: "\(name) host heap above the unhooked POST's",
-                        value: Double(max(0, sample.heapPeakBytes - plain.heapPeakBytes)) / 1_048_576,
-                        unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower,
-                        targetRatio: side == nil ? nil : 2.0))
-                guard let upload = sample.uploadMilliseconds else { continue }
-                figures.append(
-                    BenchFigure(
-                        scenario: scenario, figure: "\(name) upload leg (mean)", value: upload, unit: "ms",
-                        baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower))
-            }
+                    scenario: scenario, figure: "\(name) POST p50", value: sample.milliseconds, unit: "ms",
+                    baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower,
+                    targetRatio: side == nil ? nil : 1.3))
+            figures.append(
+                BenchFigure(
+                    scenario: scenario, figure: "\(name) host peak memory",
+                    value: Double(sample.peakExtraBytes) / 1_048_576,
+                    unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower))
+            figures.append(
+                BenchFigure(
+                    scenario: scenario, figure: "\(name) host heap peak",
+                    value: Double(sample.heapPeakBytes) / 1_048_576,
+                    unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower))
+            // What the strategy itself holds: the host also runs the echo server, whose buffers the unhooked
+            // POST pays as well.
+            figures.append(
+                BenchFigure(
+                    scenario: scenario, figure: "\(name) host heap above the unhooked POST's",
+                    value: Double(max(0, sample.heapPeakBytes - plain.heapPeakBytes)) / 1_048_576,
+                    unit: "MB", baselineName: "body size", baseline: megabytes, better: .lower,
+                    targetRatio: side == nil ? nil : 2.0))
+            guard let upload = sample.uploadMilliseconds else { continue }
+            figures.append(
+                BenchFigure(
+                    scenario: scenario, figure: "\(name) upload leg (mean)", value: upload, unit: "ms",
+                    baselineName: "unhooked POST", baseline: plain.milliseconds, better: .lower))
         }
         return figures
     }
