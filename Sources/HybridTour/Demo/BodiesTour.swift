@@ -40,6 +40,24 @@ enum BodiesTour {
         }
         if !unexplained.isEmpty { detail += "; FAILED: " + unexplained.map(\.description).joined(separator: "; ") }
         lines.append(TourLine(name: "XHR/fetch semantics under the hooks", passed: unexplained.isEmpty, detail: detail))
+        lines.append(try await channelLine(proxy: proxy))
         return lines
+    }
+
+    /// The same suite with the body channel: the engine's network process sends the bodies to a loopback listener.
+    static func channelLine(proxy: NativeProxy) async throws -> TourLine {
+        let channel = try LoopbackBodyChannel.start()
+        defer { channel.stop() }
+        let lab = try await BodiesLab(proxy: proxy, bodyChannel: channel)
+        defer { lab.close() }
+        let rows = try await BodiesConformance.run(in: lab)
+        let failed = rows.filter { !$0.passed && BodiesConformance.knownLimitation(of: $0) == nil }
+        let uploads = channel.routes.uploadsOpened
+        return TourLine(
+            name: "request bodies over the body channel", passed: failed.isEmpty && uploads > 0,
+            detail: failed.isEmpty
+                ? "\(rows.count - failed.count)/\(rows.count) cases as without it; \(uploads) bodies streamed by the "
+                    + "engine to 127.0.0.1:\(channel.port)"
+                : "FAILED: " + failed.map(\.description).joined(separator: "; "))
     }
 }

@@ -116,11 +116,12 @@ final class BodyBuffer: @unchecked Sendable {
     func bytes(at offset: Int, maxBytes: Int) async throws -> Data {
         guard offset < size, maxBytes > 0 else { return Data() }
         try await waitUntil(available: offset + 1)
-        return fill.withLock { fill in
-            let end = min(fill.prefix, offset + maxBytes)
-            guard let base = storage.baseAddress, end > offset else { return Data() }
-            return Data(bytes: base + offset, count: end - offset)
-        }
+        let end = fill.withLock { fill in min(fill.prefix, offset + maxBytes) }
+        guard let base = storage.baseAddress, end > offset else { return Data() }
+        // Without a copy: bytes that arrived are never written again, and the `Data` keeps this buffer alive.
+        return Data(
+            bytesNoCopy: base + offset, count: end - offset,
+            deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
     }
 
     private func waitUntil(available needed: Int) async throws {
