@@ -89,7 +89,8 @@ import Testing
             _ id: String, key: String? = handler.bodyKey, origin: String? = origin, length: String? = "1000",
             host: String = "127.0.0.1:\(channel.port)", method: String = "POST", extra: String = ""
         ) -> String {
-            var lines = ["\(method) /body/\(id) HTTP/1.1", "Host: \(host)"]
+            var lines = ["\(method) \(BodyChannelRoutes.path) HTTP/1.1", "Host: \(host)"]
+            lines.append("\(BodyChannelRoutes.bodyHeader): \(id)")
             if let origin { lines.append("Origin: \(origin)") }
             if let key { lines.append("\(BodyChannelRoutes.keyHeader): \(key)") }
             if let length { lines.append("Content-Length: \(length)") }
@@ -111,7 +112,8 @@ import Testing
             ("a rebinding host", head(id, host: "evil.example:\(port)"), 421),
             ("a GET", head(id, method: "GET"), 404),
             ("an unknown id", head(String(repeating: "a", count: 32)), 400),
-            ("a malformed id", head("../../etc/passwd"), 404),
+            ("a malformed id", head("../../etc/passwd"), 400),
+            ("another path", head(id).replacingOccurrences(of: "POST /body ", with: "POST /upload "), 404),
             // Last: it comes with the right key and origin, so that page's body is dropped.
             ("a length other than reserved", head(id, length: "999"), 400),
         ]
@@ -132,9 +134,9 @@ import Testing
         let garbage = try await RawSocket.send("\u{1}\u{2}NOT HTTP\r\n\r\n", port: port)
         #expect(garbage.closedByServer && garbage.response?.status == 400, "\(garbage.received)")
 
-        // A preflight is answered only for the origin that reserved the body.
+        // A preflight is answered only for an origin with a body reserved and waiting.
         let pending = try store.begin(size: 1000, contentType: nil, owner: owner)
-        let preflight = "OPTIONS /body/\(pending) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        let preflight = "OPTIONS /body HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         let allowed = try await RawSocket.send(preflight + "Origin: \(origin)\r\n\r\n", port: port)
         #expect(allowed.response?.status == 204)
         #expect(allowed.response?.header("Access-Control-Allow-Origin") == origin)

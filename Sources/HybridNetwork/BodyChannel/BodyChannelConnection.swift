@@ -44,6 +44,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         let request = BodyChannelRoutes.Request(
             method: head.method.rawValue, path: head.uri, origin: head.headers.first(name: "Origin"),
             key: head.headers.first(name: BodyChannelRoutes.keyHeader),
+            bodyID: head.headers.first(name: BodyChannelRoutes.bodyHeader),
             contentLength: head.headers.contains(name: "Transfer-Encoding")
                 ? nil : head.headers.first(name: "Content-Length").flatMap { Int($0) })
         if head.method == .OPTIONS {

@@ -186,15 +186,19 @@ public final class BodyStore: Sendable {
         return received
     }
 
-    /// Whether `id` names a body `origin` reserved that nothing was sent for yet: what the body channel answers a
-    /// CORS preflight for (a preflight carries no key, so it cannot name the page's scope).
-    public func awaitsChannelUpload(_ id: String, origin: String) -> Bool {
+    /// Whether `origin` reserved a body that nothing was sent for yet (`id`: that body): what the body channel
+    /// answers a CORS preflight for (a preflight carries neither key nor id).
+    public func awaitsChannelUpload(_ id: String? = nil, origin: String) -> Bool {
         let instant = now()
         return state.withLock { state in
             Self.expire(&state, at: instant)
-            guard let entry = state.entries[id], entry.owner.origin == origin else { return false }
-            return !entry.channelOpen && entry.buffer.received == 0 && entry.expected > 0
+            if let id { return state.entries[id].map { Self.awaitsUpload($0, from: origin) } ?? false }
+            return state.entries.values.contains { Self.awaitsUpload($0, from: origin) }
         }
+    }
+
+    private static func awaitsUpload(_ entry: Entry, from origin: String) -> Bool {
+        entry.owner.origin == origin && !entry.channelOpen && entry.buffer.received == 0 && entry.expected > 0
     }
 
     /// Starts the body channel's upload of a reserved body: it must be `owner`'s, have received nothing and have no

@@ -339,13 +339,15 @@
 
     // Sends the whole `blob` to the body channel with the engine's own XHR: its network process reads the Blob where
     // the bytes are and streams them to native, which stores them as they arrive. The key goes in a header (request
-    // headers are invisible to page scripts; a URL is not: resource timing lists it). Rejects with
+    // headers are invisible to page scripts; a URL is not: resource timing lists it), so does the id. Rejects with
     // ChannelUnreachable when no answer came (refused connection, CORS refusal), with HookError when native refused.
     function sendOverChannel(blob, id, signal, onProgress) {
       return new Promise((resolve, reject) => {
         const xhr = new XHR();
-        orig.open.call(xhr, 'POST', config.channel + '/body/' + id);
+        // One URL for every body, so the engine keeps the CORS preflight's answer instead of asking each time.
+        orig.open.call(xhr, 'POST', config.channel + '/body');
         orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
+        orig.setRequestHeader.call(xhr, BODY_HEADER, id);
         const abort = () => orig.abort.call(xhr);
         if (signal.aborted) return reject(signal.reason);
         signal.addEventListener('abort', abort, { once: true });

@@ -19,7 +19,9 @@ import Testing
         _ id: String, method: String = "POST", origin: String? = "hybrid://app.example", key: String? = nil,
         length: Int? = 4
     ) -> BodyChannelRoutes.Request {
-        .init(method: method, path: "/body/\(id)", origin: origin, key: key ?? page.bodyKey, contentLength: length)
+        .init(
+            method: method, path: BodyChannelRoutes.path, origin: origin, key: key ?? page.bodyKey, bodyID: id,
+            contentLength: length)
     }
 
     func write(_ bytes: [UInt8], to upload: inout BodyChannelUpload) throws(BodyChannelRefusal) {
@@ -51,8 +53,10 @@ import Testing
         #expect(cors.contains { $0 == ("Access-Control-Allow-Origin", origin) })
         #expect(routes.preflight(request(id, method: "OPTIONS", origin: "https://evil.example")) == nil)
         #expect(routes.preflight(request(id, method: "OPTIONS", origin: nil)) == nil)
-        #expect(routes.preflight(request(BodyStore.randomID(), method: "OPTIONS")) == nil)
-        // Once an upload opened, no other gets a preflight.
+        var elsewhere = request(id, method: "OPTIONS")
+        elsewhere.path = "/other"
+        #expect(routes.preflight(elsewhere) == nil)
+        // Once the origin's only reserved body has its upload, the origin gets no preflight.
         _ = try routes.open(request(id))
         #expect(routes.preflight(request(id, method: "OPTIONS")) == nil)
     }
@@ -61,8 +65,8 @@ import Testing
         let id = try page.store.begin(size: 4, contentType: nil, owner: owner)
         let other = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: { $0() })
         routes.register(other)
-        #expect(refusal(request(id, method: "GET")) == .notFound(method: "GET", path: "/body/\(id)"))
-        #expect(refusal(request("not-an-id")) == .notFound(method: "POST", path: "/body/not-an-id"))
+        #expect(refusal(request(id, method: "GET")) == .notFound(method: "GET", path: BodyChannelRoutes.path))
+        #expect(refusal(request("../not-an-id")) == .store(.unknownBody))
         #expect(refusal(request(id, key: "")) == .unknownKey)
         #expect(refusal(request(id, key: String(page.bodyKey.reversed()))) == .unknownKey)
         #expect(refusal(request(id, key: other.bodyKey)) == .store(.unknownBody))

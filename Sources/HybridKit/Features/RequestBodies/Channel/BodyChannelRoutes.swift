@@ -13,20 +13,30 @@ public final class BodyChannelRoutes: Sendable {
         public var path: String
         public var origin: String?
         public var key: String?
+        /// The reserved body's id.
+        public var bodyID: String?
         /// nil: no Content-Length (chunked, or none).
         public var contentLength: Int?
 
-        public init(method: String, path: String, origin: String?, key: String?, contentLength: Int?) {
+        public init(
+            method: String, path: String, origin: String?, key: String?, bodyID: String?, contentLength: Int?
+        ) {
             self.method = method
             self.path = path
             self.origin = origin
             self.key = key
+            self.bodyID = bodyID
             self.contentLength = contentLength
         }
     }
 
+    /// The one path uploads go to. One URL for every upload lets the engine keep the CORS preflight's answer
+    /// (`Access-Control-Max-Age`) instead of asking before each body.
+    public static let path = "/body"
     /// The request header that carries the page's key (the same key the hooks put on bodies sent to the scheme).
     public static let keyHeader = ReservedRequest.bodyKeyHeader
+    /// The request header that names the reserved body.
+    public static let bodyHeader = ReservedRequest.bodyHeader
 
     private struct Registration: Sendable {
         weak var handler: InterceptingSchemeHandler?
@@ -58,25 +68,29 @@ public final class BodyChannelRoutes: Sendable {
         [
             ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
             ("Access-Control-Allow-Methods", "POST"),
-            ("Access-Control-Allow-Headers", "\(keyHeader.lowercased()), content-type"),
+            ("Access-Control-Allow-Headers", "\(keyHeader.lowercased()), \(bodyHeader.lowercased()), content-type"),
             ("Access-Control-Max-Age", "600"),
         ]
     }
 
-    /// The answer to a CORS preflight: the CORS headers when `origin` reserved the body the path names and nothing
-    /// was sent for it yet, else nil (the engine then refuses the upload without sending it).
+    /// The answer to a CORS preflight: the CORS headers when `origin` has a body reserved and waiting for its
+    /// upload (a page asks right after reserving one), else nil (the engine then refuses the upload without
+    /// sending it). A preflight carries no key and no id: the origin is all there is to go by.
     public func preflight(_ request: Request) -> [(String, String)]? {
-        guard let id = Self.bodyID(inPath: request.path), let origin = request.origin else { return nil }
+        guard request.path == Self.path, let origin = request.origin, origin != "null" else { return nil }
         let handlers = registrations.withLock { entries in entries.values.compactMap(\.handler) }
-        guard handlers.contains(where: { $0.store.awaitsChannelUpload(id, origin: origin) }) else { return nil }
+        guard handlers.contains(where: { $0.store.awaitsChannelUpload(origin: origin.lowercased()) }) else {
+            return nil
+        }
         return Self.corsHeaders(for: origin)
     }
 
     /// Checks an upload's head, before any of its body is read, and opens it.
     public func open(_ request: Request) throws(BodyChannelRefusal) -> BodyChannelUpload {
-        guard request.method.uppercased() == "POST", let id = Self.bodyID(inPath: request.path) else {
+        guard request.method.uppercased() == "POST", request.path == Self.path else {
             throw .notFound(method: request.method, path: request.path)
         }
+        guard let id = request.bodyID, BodyStore.isWellFormedID(id) else { throw .store(.unknownBody) }
         guard let key = request.key, let handler = handler(forKey: key) else { throw .unknownKey }
         guard let origin = request.origin, origin != "null" else { throw .wrongOrigin(request.origin) }
         guard let length = request.contentLength else { throw .lengthRequired }
@@ -115,11 +129,4 @@ public final class BodyChannelRoutes: Sendable {
         return difference == 0
     }
 
-    /// The id in `/body/<id>`, if well formed.
-    static func bodyID(inPath path: String) -> String? {
-        let prefix = "/body/"
-        guard path.hasPrefix(prefix) else { return nil }
-        let id = String(path.dropFirst(prefix.count))
-        return BodyStore.isWellFormedID(id) ? id : nil
-    }
 }
