@@ -702,7 +702,9 @@
       // The rest of the upload while the request is out: native code streams the body as it lands (body by id:
       // the tagged request, full proxy: the proxy request).
       let uploading = null;
-      const storeIt = blob && (plan.mode === 'store' || blob.size > config.chunkBytes);
+      // Full proxy sends a body of up to one chunk on the proxy request itself, except a Blob-backed one when the
+      // body channel can take it: the engine sends that without the page reading it first.
+      const storeIt = blob && (plan.mode === 'store' || blob.size > config.chunkBytes || (aside && !!config.channel));
       if (storeIt) {
         let pending = null;
         const failed = (error) => {
