@@ -6,7 +6,7 @@ import NIOPosix
 import Synchronization
 
 /// The body channel's listener: HTTP/1.1 on 127.0.0.1 and ::1, one random port, for the life of a container or
-/// pool. Every decision is ``BodyChannelRoutes``'; this type carries bytes and enforces time.
+/// pool. `BodyChannelRoutes` (HybridKit) makes every decision; this type carries bytes and enforces time.
 ///
 /// Other local processes can reach a loopback port, so nothing is read from an upload before its head passed the
 /// routes (key, origin, reserved body, length), a refusal closes the connection unread, and an upload that stalls

@@ -154,7 +154,7 @@ public final class BodyStore: Sendable {
         return try result.get()
     }
 
-    /// ``append(_:at:to:owner:)`` for bytes a server holds (the body channel's network buffers), without a `Data`.
+    /// ``append(_:at:to:owner:)-(Data,_,_,_)`` for bytes a server holds (the body channel's network buffers), without a `Data`.
     @discardableResult
     public func append(
         _ chunk: UnsafeRawBufferPointer, at offset: Int, to id: String, owner: BodyOwner
@@ -203,7 +203,7 @@ public final class BodyStore: Sendable {
 
     /// Starts the body channel's upload of a reserved body: it must be `owner`'s, have received nothing and have no
     /// channel upload already. Returns the size the upload must have. The bytes then come through
-    /// ``append(_:at:to:owner:)`` from offset 0.
+    /// ``append(_:at:to:owner:)-(UnsafeRawBufferPointer,_,_,_)`` from offset 0.
     public func openChannelUpload(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> Int {
         let instant = now()
         let result: Result<Int, BodyStoreError> = state.withLock { state in
