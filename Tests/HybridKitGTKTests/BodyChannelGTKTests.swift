@@ -10,10 +10,18 @@ import Testing
 /// listener with the engine's own XHR, and the request then goes by id or through the proxy as before. Hostile
 /// connections to the listener are made byte for byte, as any local process could.
 @Suite(.serialized) struct BodyChannelGTKTests {
-    static func channel(
-        _ limits: LoopbackBodyChannel.Limits = LoopbackBodyChannel.Limits()
-    ) async throws -> LoopbackBodyChannel {
-        try LoopbackBodyChannel.start(limits: limits)
+    /// A lab whose hooks send bodies over a channel of its own; close both when done.
+    @GTKActor static func lab(
+        proxy: (any RequestProxying)? = RequestBodiesTests.makeProxy(), config: InterceptionConfig? = nil,
+        limits: LoopbackBodyChannel.Limits = LoopbackBodyChannel.Limits()
+    ) async throws -> (BodiesLab, LoopbackBodyChannel) {
+        let channel = try LoopbackBodyChannel.start(limits: limits)
+        do {
+            return (try await BodiesLab(proxy: proxy, config: config, bodyChannel: channel), channel)
+        } catch {
+            channel.stop()
+            throw error
+        }
     }
 
     /// A little of `text` on each side of `part`, for a failure message that does not print a megabyte.
@@ -25,30 +33,27 @@ import Testing
     }
 
     @Test @GTKActor func theConformanceSuitePassesOverTheChannel() async throws {
-        let channel = try await Self.channel()
-        let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy(), bodyChannel: channel)
-        defer { lab.close() }
-        let rows = try await BodiesConformance.run(in: lab)
-        for row in rows where !row.passed {
-            if let why = BodiesConformance.knownLimitation(of: row) {
-                print("known limitation: \(row.name) \(row.api) \(row.strategy): \(why)")
-            } else {
-                Issue.record("\(row)")
-            }
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
         }
+        let rows = try await BodiesConformance.run(in: lab)
+        for row in BodiesConformance.unexplainedFailures(rows) { Issue.record("\(row)") }
         #expect(rows.count > 60)
         // Every Blob, File, FormData-with-file, stream and Request body of both strategies and both APIs.
         #expect(channel.routes.uploadsOpened >= 20, "\(channel.routes.uploadsOpened) uploads over the channel")
         #expect(lab.interception.handler.store.count == 0)
-        channel.stop()
     }
 
     /// A 3 MB Blob by fetch and by XHR (with its upload progress) reaches the server whole, over the channel; with
     /// the channel stopped (an app suspended on iOS) the same POSTs go in slices and the page sees the same.
     @Test @GTKActor func aStoppedChannelFallsBackToSlicesUnnoticed() async throws {
-        let channel = try await Self.channel()
-        let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy(), bodyChannel: channel)
-        defer { lab.close() }
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
         let script = """
             (async () => {
               const blob = new Blob([new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251)]);
@@ -76,9 +81,12 @@ import Testing
     /// What any local process can try against the port: nothing is read or stored without the page's key, from the
     /// page's origin, for a body that page reserved, of the reserved size, sent in time.
     @Test @GTKActor func hostileConnectionsAreRefusedAndStoreNothing() async throws {
-        let channel = try await Self.channel(.init(idleTimeout: .seconds(1), uploadTimeout: .seconds(3)))
-        let lab = try await BodiesLab(proxy: nil, bodyChannel: channel)
-        defer { lab.close() }
+        let (lab, channel) = try await Self.lab(
+            proxy: nil, limits: .init(idleTimeout: .seconds(1), uploadTimeout: .seconds(3)))
+        defer {
+            lab.close()
+            channel.stop()
+        }
         try await lab.load(lab.pageURL(.bodyByID))
         let handler = lab.interception.handler
         let store = handler.store
@@ -159,16 +167,17 @@ import Testing
         #expect(store.count == 0)
 
         #expect(channel.routes.uploadsOpened == 2)
-        channel.stop()
     }
 
     /// A page over the store's limits gets a clear error; the channel opens nothing.
     @Test @GTKActor func aBodyOverTheStoreLimitIsRefusedBeforeTheChannel() async throws {
-        let channel = try await Self.channel()
         var config = InterceptionConfig(chunkBytes: 256 * 1024)
         config.store.maxBodyBytes = 1 << 20
-        let lab = try await BodiesLab(proxy: nil, config: config, bodyChannel: channel)
-        defer { lab.close() }
+        let (lab, channel) = try await Self.lab(proxy: nil, config: config)
+        defer {
+            lab.close()
+            channel.stop()
+        }
         try await lab.load(lab.pageURL(.bodyByID))
         let answer = try await lab.run(
             "fetch('/echo', { method: 'POST', body: new Blob([new Uint8Array(2 * 1024 * 1024)]) }).then(() => 'sent', (e) => e.name + ': ' + e.message)"
@@ -176,16 +185,17 @@ import Testing
         #expect(answer.contains("TypeError") && answer.contains("limit"), "\(answer)")
         #expect(channel.routes.uploadsOpened == 0)
         #expect(lab.interception.handler.store.count == 0)
-        channel.stop()
     }
 
     /// The key is in the hooks' closure only: a page that replaces every built-in the hooks could call while
     /// sending it (Headers and Array iteration, Object.assign, getters on Object.prototype for fetch options,
     /// XHR's methods, event listeners) sees POSTs over the channel and in slices but never the key.
     @Test @GTKActor func aHostilePageCannotReadTheKey() async throws {
-        let channel = try await Self.channel()
-        let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy(), bodyChannel: channel)
-        defer { lab.close() }
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
         let key = lab.interception.handler.bodyKey
         for side in [BodiesLab.Side.bodyByID, .fullProxy] {
             try await lab.load(lab.pageURL(side))
@@ -238,6 +248,5 @@ import Testing
             #expect(!leaked, "\(side): the page saw the key in \(Self.around(key, in: seen))")
         }
         #expect(channel.routes.uploadsOpened >= 4)
-        channel.stop()
     }
 }

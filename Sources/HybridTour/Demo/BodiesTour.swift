@@ -51,7 +51,7 @@ enum BodiesTour {
         let lab = try await BodiesLab(proxy: proxy, bodyChannel: channel)
         defer { lab.close() }
         let rows = try await BodiesConformance.run(in: lab)
-        let failed = rows.filter { !$0.passed && BodiesConformance.knownLimitation(of: $0) == nil }
+        let failed = BodiesConformance.unexplainedFailures(rows)
         let uploads = channel.routes.uploadsOpened
         return TourLine(
             name: "request bodies over the body channel", passed: failed.isEmpty && uploads > 0,

@@ -24,20 +24,6 @@ import Testing
             contentLength: length)
     }
 
-    func write(_ bytes: [UInt8], to upload: inout BodyChannelUpload) throws(BodyChannelRefusal) {
-        var upload2 = upload
-        defer { upload = upload2 }
-        let outcome: Result<Void, BodyChannelRefusal> = bytes.withUnsafeBytes { raw in
-            do throws(BodyChannelRefusal) {
-                try upload2.write(raw)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        try outcome.get()
-    }
-
     func refusal(_ request: BodyChannelRoutes.Request) -> BodyChannelRefusal? {
         do {
             _ = try routes.open(request)
@@ -88,9 +74,9 @@ import Testing
         let id = try page.store.begin(size: 4, contentType: "text/plain", owner: owner)
         var upload = try routes.open(request(id))
         #expect(refusal(request(id)) == .store(.badChunk("this body is already being uploaded")))
-        try write([1, 2], to: &upload)
+        try upload.write(contentsOf: [1, 2])
         let streamed = try page.store.claim(id, owner: owner)
-        try write([3, 4], to: &upload)
+        try upload.write(contentsOf: [3, 4])
         try upload.finish()
         #expect(streamed.completeData == Data([1, 2, 3, 4]))
         #expect(page.store.count == 0)
@@ -101,14 +87,14 @@ import Testing
         let short = try page.store.begin(size: 4, contentType: nil, owner: owner)
         var cut = try routes.open(request(short))
         let waiting = try page.store.claim(short, owner: owner)
-        try write([1], to: &cut)
+        try cut.write(contentsOf: [1])
         #expect(throws: BodyChannelRefusal.cut(received: 1, expected: 4)) { try cut.finish() }
         await #expect(throws: BodyStoreError.self) { _ = try await waiting.complete() }
 
         let long = try page.store.begin(size: 2, contentType: nil, owner: owner)
         var over = try routes.open(request(long, length: 2))
         #expect(throws: BodyChannelRefusal.self) {
-            try write([1, 2, 3], to: &over)
+            try over.write(contentsOf: [1, 2, 3])
         }
         #expect(page.store.count == 0)
     }

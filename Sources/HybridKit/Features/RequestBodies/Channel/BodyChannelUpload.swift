@@ -1,3 +1,5 @@
+import Foundation
+
 /// One body arriving over the channel: the bytes go into the store at their offsets as they arrive (the store's
 /// buffer is the only copy), and a request streaming the body sends them on at once. Owned by the connection that
 /// carries it.
@@ -19,6 +21,14 @@ public struct BodyChannelUpload: Sendable {
             throw .store(error)
         }
         received += bytes.count
+    }
+
+    /// ``write(_:)`` for bytes in a `Data` or an array.
+    public mutating func write(contentsOf bytes: some ContiguousBytes) throws(BodyChannelRefusal) {
+        let outcome: Result<Void, BodyChannelRefusal> = bytes.withUnsafeBytes { raw in
+            Result { () throws(BodyChannelRefusal) in try write(raw) }
+        }
+        try outcome.get()
     }
 
     /// The request ended: every announced byte must be in.
