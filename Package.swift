@@ -229,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "HybridNetworkTests",
             dependencies: [
-                "HybridNetwork", "HybridKit",
+                // HybridTestSupport: raw connections to the body channel's listener.
+                "HybridNetwork", "HybridKit", "HybridTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

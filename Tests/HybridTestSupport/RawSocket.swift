@@ -70,41 +70,59 @@ public enum RawSocket {
     }
 
     /// Sends `request` in one piece and reads until the server closes (send `Connection: close`) or `readFor`.
-    public static func send(_ request: String, port: Int, readFor: Duration = .seconds(5)) async throws -> Exchange {
-        try await exchange(port: port, chunks: [Data(request.utf8)], readFor: readFor)
+    public static func send(
+        _ request: String, port: Int, ipv6: Bool = false, readFor: Duration = .seconds(5)
+    ) async throws -> Exchange {
+        try await exchange(port: port, ipv6: ipv6, chunks: [Data(request.utf8)], readFor: readFor)
     }
 
-    /// Connects to 127.0.0.1:`port`, sends `chunks` with `pause` between them (stopping early if the server closes
-    /// the connection), then reads until the server closes it or `readFor` has passed since the last chunk.
+    /// Connects to 127.0.0.1:`port` (or [::1]:`port`), sends `chunks` with `pause` between them (stopping early if
+    /// the server closes the connection), then reads until the server closes it or `readFor` has passed since the
+    /// last chunk.
     public static func exchange(
-        port: Int, chunks: [Data], pause: Duration = .zero, readFor: Duration
+        port: Int, ipv6: Bool = false, chunks: [Data], pause: Duration = .zero, readFor: Duration
     ) async throws -> Exchange {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 continuation.resume(
-                    with: Result { try blockingExchange(port: port, chunks: chunks, pause: pause, readFor: readFor) })
+                    with: Result {
+                        try blockingExchange(port: port, ipv6: ipv6, chunks: chunks, pause: pause, readFor: readFor)
+                    })
             }
             thread.start()
         }
     }
 
     private static func blockingExchange(
-        port: Int, chunks: [Data], pause: Duration, readFor: Duration
+        port: Int, ipv6: Bool, chunks: [Data], pause: Duration, readFor: Duration
     ) throws -> Exchange {
         #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure.socket(errno) }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let connected: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            address.sin6_addr = in6addr_loopback
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard connected == 0 else { throw Failure.connect(errno) }
