@@ -86,8 +86,10 @@ public struct PackageManifest: Sendable, Hashable, Codable {
     static func isLowercaseHexSHA256(_ text: String) -> Bool {
         let bytes = text.utf8
         return bytes.count == 64
-            && bytes.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+            && bytes.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
     }
 
     /// What ``validate()`` checks except the development marker: a ``DevelopmentPackage`` is held to the rest.
