@@ -73,6 +73,7 @@ public struct PackageInstaller: Sendable {
         hook?(.verified)
 
         let staging = try store.makeStagingDirectory(manifest.id)
+        let installed: InstalledPackage
         do {
             hook?(.stagingCreated)
             try writeFiles(
@@ -87,18 +88,18 @@ public struct PackageInstaller: Sendable {
             hook?(.filesWritten)
             try DurableFiles.syncFileSystem(containing: staging)
             hook?(.synced)
-            try store.commit(staging: staging, id: manifest.id, version: manifest.version)
+            installed = try store.commit(staging: staging, manifest: manifest)
             hook?(.committed)
         } catch {
             store.discard(staging: staging)
             throw error
         }
         if activate {
-            try store.activate(manifest.id, version: manifest.version)
+            try store.activate(committed: installed)
             hook?(.activated)
             try store.collectGarbage(manifest.id)
         }
-        return try store.installedPackage(manifest.id, version: manifest.version)
+        return installed
     }
 
     /// For a diff: the exact installed base it was made from, with every file it does not carry unchanged.

@@ -94,9 +94,19 @@ public final class PackageStore: Sendable {
     /// crash either the old or the new version is active.
     public func activate(_ id: String, version: SemanticVersion) throws(PackageError) {
         try writerLock.withLock { (_: inout Void) throws(PackageError) in
-            let package = try installedPackage(id, version: version)
-            let previous = state.withLock { $0.pointers[id]?.history ?? [] }
-            try publish(id: id, history: [version] + previous.filter { $0 != version }, active: package)
+            try publishActivation(of: try installedPackage(id, version: version))
+        }
+    }
+
+    /// Activates a version the caller has just committed, with the manifest it verified and wrote: reading and
+    /// decoding it back from disk (as the public `activate` must) would only repeat that work.
+    func activate(committed package: InstalledPackage) throws(PackageError) {
+        try writerLock.withLock { (_: inout Void) throws(PackageError) in
+            // Another store on the same root may have removed it since the commit.
+            guard FileManager.default.fileExists(atPath: package.directory.path) else {
+                throw .versionNotInstalled(id: package.id, version: package.version)
+            }
+            try publishActivation(of: package)
         }
     }
 
@@ -159,9 +169,13 @@ public final class PackageStore: Sendable {
     }
 
     /// Moves a complete, synced staging directory to `versions/<version>` with one `rename`, the commit point
-    /// of an install: before it the version does not exist, after it the version is whole.
-    func commit(staging: URL, id: String, version: SemanticVersion) throws(PackageError) {
-        try writerLock.withLock { (_: inout Void) throws(PackageError) in
+    /// of an install: before it the version does not exist, after it the version is whole. Returns the version
+    /// as committed, with `manifest`, which the caller verified and wrote into it.
+    @discardableResult
+    func commit(staging: URL, manifest: PackageManifest) throws(PackageError) -> InstalledPackage {
+        let id = manifest.id
+        let version = manifest.version
+        return try writerLock.withLock { (_: inout Void) throws(PackageError) -> InstalledPackage in
             let destination = layout.versionDirectory(id, version)
             if FileManager.default.fileExists(atPath: destination.path) {
                 throw .alreadyInstalled(id: id, version: version)
@@ -172,12 +186,21 @@ public final class PackageStore: Sendable {
                     reason: String(cString: strerror(errno)))
             }
             try DurableFiles.syncDirectory(layout.versionsDirectory(id))
+            return InstalledPackage(manifest: manifest, directory: destination)
         }
     }
 
     func discard(staging: URL) { try? FileManager.default.removeItem(at: staging) }
 
     // MARK: Private
+
+    /// Puts `package` first in its history and publishes it. Called with `writerLock` held.
+    private func publishActivation(of package: InstalledPackage) throws(PackageError) {
+        let previous = state.withLock { $0.pointers[package.id]?.history ?? [] }
+        try publish(
+            id: package.id, history: [package.version] + previous.filter { $0 != package.version },
+            active: package)
+    }
 
     /// Writes the pointer durably, then publishes the new snapshot. Called with `writerLock` held.
     private func publish(

@@ -510,15 +510,29 @@ private final class ZipFile {
             throw .truncated("\(count) bytes at \(offset) are past the end of the file (\(size) bytes)")
         }
         guard count > 0 else { return [] }
-        let data: Data?
-        do {
-            try handle.seek(toOffset: offset)
-            data = try handle.read(upToCount: Int(count))
-        } catch { throw .unreadable("\(error)") }
-        guard let data, UInt64(data.count) == count else {
-            throw .truncated("the file ended while reading \(count) bytes at \(offset)")
+        // One `pread` per structure: seeking and reading through `FileHandle`, twice per entry, cost more than
+        // the checks themselves.
+        let descriptor = handle.fileDescriptor
+        var failure: ZipStructureError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(count)) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            while initialized < buffer.count {
+                let position = off_t(offset) + off_t(initialized)
+                let result = pread(descriptor, base + initialized, buffer.count - initialized, position)
+                if result < 0 && errno == EINTR { continue }
+                if result < 0 {
+                    failure = .unreadable(String(cString: strerror(errno)))
+                    return
+                }
+                if result == 0 {
+                    failure = .truncated("the file ended while reading \(count) bytes at \(offset)")
+                    return
+                }
+                initialized += result
+            }
         }
-        return [UInt8](data)
+        if let failure { throw failure }
+        return bytes
     }
 }
 

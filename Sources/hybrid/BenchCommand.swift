@@ -95,7 +95,7 @@ struct BenchCommand: AsyncParsableCommand {
             discussion: """
                 Load time of a page with 200 sub-resources (~5 MB) from a package vs the same files from a loopback
                 HTTP server (target ≤ 1.0×); PackageResolver lookups per second vs a stat of the same files; verified
-                install of a 20 MB / 2,000-file package vs unzip of the same zip (target ≤ 1.5×). Needs
+                install of a 20 MB / 2,000-file package vs unzip of the same zip (target ≤ 1.2×). Needs
                 /usr/bin/unzip.
                 """)
 

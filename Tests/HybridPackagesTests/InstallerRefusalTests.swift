@@ -159,6 +159,43 @@ import Testing
         try setup.expectOldVersionServing()
     }
 
+    /// Signed manifests whose hash field is not 64 lowercase ASCII hex digits are refused before anything is
+    /// written, even when the hash would match in some other spelling (uppercase, fullwidth digits).
+    @Test(arguments: [
+        "uppercase", "fullwidth", "too short", "not hex",
+    ])
+    func signedManifestWithAMalformedHash(spelling: String) throws {
+        let setup = try Setup()
+        let data = Data("<html>malformed</html>".utf8)
+        let hash = CryptoHex.sha256(data)
+        let malformed =
+            switch spelling {
+            case "uppercase": hash.uppercased()
+            // U+FF10... are fullwidth digits: `Character.isHexDigit` accepts them.
+            case "fullwidth": String(repeating: "\u{FF10}", count: 64)
+            case "too short": String(hash.dropLast())
+            default: String(hash.dropLast()) + "g"
+            }
+        let manifest = PackageManifest(
+            id: "com.example.shop", version: "2.0.0", minimumContainerVersion: "0.0.0",
+            serves: [Fixture.serves], entry: "index.html",
+            files: [
+                ManifestFileEntry(
+                    path: "index.html", size: Int64(data.count), sha256: malformed, mimeType: "text/html")
+            ])
+        let bytes = try manifest.canonicalData()
+        let signature = try setup.fixture.keyPair.sign(manifestBytes: bytes).encoded()
+        let bad = setup.fixture.url("malformed-hash.zip")
+        try Fixture.writeZip(
+            [("manifest.json", bytes), ("manifest.sig", signature), ("content/index.html", data)], to: bad)
+        expectPackageError({
+            if case .manifestInvalid(let reason) = $0 { reason.contains("malformed SHA-256") } else { false }
+        }) {
+            try setup.installer.install(packageAt: bad)
+        }
+        try setup.expectOldVersionServing()
+    }
+
     @Test func symlinkEntry() throws {
         let setup = try Setup()
         var entries = try Fixture.entries(of: setup.good)

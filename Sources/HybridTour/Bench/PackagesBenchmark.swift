@@ -208,11 +208,15 @@ public enum PackagesBenchmark {
             keyPair: keys, to: zip)
         let manager = FileManager.default
         var round = 0
+        // Every sample's output stays until the run's directory is removed at the end. ext4 without a journal (as
+        // on the machine these figures were first taken on) skips inodes freed in the last minute when it
+        // allocates new ones (`recently_deleted`), at one lookup per freed inode: with each sample's 2,000 files
+        // deleted before the next, every sample paid more than the one before it, whichever side it measured
+        // (178 ms for the first install, 337 ms for the fifth in one run), and the update figures below paid too.
 
         func verifiedInstall() throws -> Double {
             round += 1
             let storeRoot = directory.appendingPathComponent("store-\(round)")
-            defer { try? manager.removeItem(at: storeRoot) }
             // Opening the store is not part of an install: an app opens it once at launch.
             let store = try PackageStore(root: storeRoot, trustedKey: keys.verificationKey)
             let installer = PackageInstaller(store: store, trustedKey: keys.verificationKey, containerVersion: version)
@@ -223,7 +227,6 @@ public enum PackagesBenchmark {
         func unzip() throws -> Double {
             round += 1
             let target = directory.appendingPathComponent("unzip-\(round)")
-            defer { try? manager.removeItem(at: target) }
             try manager.createDirectory(at: target, withIntermediateDirectories: true)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: options.unzipPath)
@@ -264,7 +267,7 @@ public enum PackagesBenchmark {
                 format: "verified install, %d files (%.0f MB), median of %d", options.installFiles, size,
                 options.installs),
             value: median(installs), unit: "ms", baselineName: "unzip -q -o, same zip", baseline: median(unzips),
-            better: .lower, targetRatio: 1.5)
+            better: .lower, targetRatio: 1.2)
     }
 
     // MARK: Helpers
