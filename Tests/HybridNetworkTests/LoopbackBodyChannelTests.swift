@@ -51,7 +51,7 @@ import Testing
         _ = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(plain, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        let port = Self.localPort(plain)
+        let port = try #require(Self.localPort(plain))
         #expect(Self.sockets(withLocalPort: port).map(\.closeOnExec) == [false])
     }
 
