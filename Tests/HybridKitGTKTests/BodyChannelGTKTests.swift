@@ -68,6 +68,7 @@ import Testing
         try await lab.load(lab.pageURL(.bodyByID))
         let over = try await lab.run(script)
         #expect(channel.routes.uploadsOpened == 2, "\(channel.routes.uploadsOpened)")
+        #expect(channel.routes.preflightsAllowed == 1, "the engine asked \(channel.routes.preflightsAllowed) times")
         channel.stop()
         #expect(channel.endpoint == nil)
         try await lab.load(lab.pageURL(.fullProxy))

@@ -90,6 +90,20 @@ public enum BodiesBenchmark {
         let scenario = "bodies \(size >> 20) MB"
         let megabytes = Double(size) / 1_048_576
         let suffix = upload == .channel ? " over the channel" : ""
+        if options.legs, upload == .channel {
+            // First, while the server's connections are fresh (WebKit does not retry a POST on a kept-alive
+            // connection the server closed). The request leg without any upload: a 1-byte text POST, which the engine sends through the scheme
+            // handler and the native client (body by id) or the native proxy, against the same POST unhooked.
+            let tiny = try await measureTextPosts(lab, url: lab.pageURL(.unhooked), posts: options.posts)
+            for (name, side) in [("body by id", BodiesLab.Side.bodyByID), ("full proxy", .fullProxy)]
+            where side == .bodyByID || options.proxy != nil {
+                let hooked = try await measureTextPosts(lab, url: lab.pageURL(side), posts: options.posts)
+                figures.append(
+                    BenchFigure(
+                        scenario: scenario, figure: "\(name): the request alone, a 1-byte POST (p50)", value: hooked,
+                        unit: "ms", baselineName: "unhooked 1-byte POST", baseline: tiny, better: .lower))
+            }
+        }
         let plain = try await measure(
             lab, url: lab.pageURL(.unhooked), size: size, posts: options.posts, base64: false)
         // The host runs the echo server too: what an unhooked POST costs the host is the floor of every side.
@@ -195,6 +209,37 @@ public enum BodiesBenchmark {
             """, timeout: .seconds(600))
         guard let milliseconds = Double(text) else {
             throw BenchError.pageFailed("reading a \(size)-byte Blob back in chunks: \(text)")
+        }
+        return milliseconds
+    }
+
+    /// The median time of a 1-byte text POST from the page at `url` (50 in a row per sample, the page's clock being
+    /// coarse): what a request costs without any body to move.
+    @GTKActor
+    static func measureTextPosts(_ lab: BodiesLab, url: String, posts: Int) async throws -> Double {
+        try await lab.load(url)
+        let text = try await lab.run(
+            """
+            (async () => {
+              const post = async () => {
+                const report = await (await fetch('/echo', { method: 'POST', body: 'x' })).json();
+                if (report.length !== 1) throw new Error('server saw ' + report.length + ' bytes');
+              };
+              // The first may meet a keep-alive connection the server closed meanwhile, which WebKit does not
+              // retry for a POST: it gets a second try, as the other sides' warm-ups do.
+              try { await post(); } catch (error) { await post(); }
+              const times = [];
+              for (let i = 0; i < \(posts); i++) {
+                const start = performance.now();
+                for (let j = 0; j < 50; j++) await post();
+                times.push((performance.now() - start) / 50);
+              }
+              times.sort((a, b) => a - b);
+              return times[Math.floor(times.length / 2)];
+            })()
+            """, timeout: .seconds(600))
+        guard let milliseconds = Double(text) else {
+            throw BenchError.pageFailed("\(url), 1-byte POSTs: \(text)")
         }
         return milliseconds
     }

@@ -44,11 +44,15 @@ public final class BodyChannelRoutes: Sendable {
 
     private let registrations = Mutex<[String: Registration]>([:])
     private let opened = Atomic<Int>(0)
+    private let preflights = Atomic<Int>(0)
 
     public init() {}
 
     /// Uploads that passed every check and began (for tests and diagnostics).
     public var uploadsOpened: Int { opened.load(ordering: .relaxed) }
+    /// CORS preflights answered with CORS headers (for tests and diagnostics: the engine keeps the answer, so a
+    /// page asks once, not once per body).
+    public var preflightsAllowed: Int { preflights.load(ordering: .relaxed) }
 
     /// Pages whose handlers are still alive.
     public var registeredCount: Int {
@@ -82,6 +86,7 @@ public final class BodyChannelRoutes: Sendable {
         guard handlers.contains(where: { $0.store.awaitsChannelUpload(origin: origin.lowercased()) }) else {
             return nil
         }
+        preflights.add(1, ordering: .relaxed)
         return Self.corsHeaders(for: origin)
     }
 
