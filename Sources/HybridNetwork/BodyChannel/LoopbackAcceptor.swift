@@ -29,6 +29,8 @@ final class LoopbackAcceptor: Sendable {
     private let sockets: [Int32]
     /// Written to wake the accepting thread when it must stop.
     private let wake: (read: Int32, write: Int32)
+    /// Signalled by the accepting thread once the listening sockets are closed.
+    private let closed = DispatchSemaphore(value: 0)
 
     /// Binds 127.0.0.1 on a random port, then ::1 on the same port when the machine has IPv6 loopback (a port
     /// taken on ::1 means another try).
@@ -66,7 +68,7 @@ final class LoopbackAcceptor: Sendable {
 
     /// Accepts on a thread of its own until ``stop()``; each connection goes to `accepted` (which owns it).
     func run(_ accepted: @escaping @Sendable (Int32) -> Void) {
-        let (sockets, wake) = (sockets, wake)
+        let (sockets, wake, closed) = (sockets, wake, closed)
         let thread = Thread {
             var polled = (sockets + [wake.read]).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             while true {
@@ -84,16 +86,19 @@ final class LoopbackAcceptor: Sendable {
             }
             for socket in sockets { close(socket) }
             close(wake.read)
+            closed.signal()
         }
         thread.name = "hybrid.body-channel.accept"
         thread.start()
     }
 
-    /// Stops accepting and closes the listening sockets (on the accepting thread, which ends).
+    /// Stops accepting and closes the listening sockets (on the accepting thread); returns once they are closed,
+    /// so a connection made after it is refused. Call once, after ``run(_:)``.
     func stop() {
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
         close(wake.write)
+        closed.wait()
     }
 
     private static func listeningSocket(ipv6: Bool, port: Int) throws(Failure) -> Int32 {
