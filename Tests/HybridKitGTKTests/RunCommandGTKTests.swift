@@ -11,6 +11,33 @@ import Testing
         try #require(builtExecutable(named: "hybrid"), "the hybrid executable was not built next to the tests")
     }
 
+    /// `hybrid run` on a fixture site (marker-1) in a window on a display of its own, for up to 120 s.
+    private func runningInAWindow() throws -> RunningSite {
+        let display = try TestDisplay()
+        let site = try RunFixture.site(marker: "marker-1")
+        do {
+            let child = try LiveChild(
+                try hybrid(), arguments: ["run", site.path, "--exit-after", "120"],
+                environment: RunFixture.displayEnvironment(display.name))
+            return RunningSite(display: display, site: site, child: child)
+        } catch {
+            try? FileManager.default.removeItem(at: site)
+            throw error
+        }
+    }
+
+    /// A `hybrid run` child with the display and site it uses; `stop()` ends the child and removes the site.
+    private struct RunningSite {
+        let display: TestDisplay
+        let site: URL
+        let child: LiveChild
+
+        func stop() {
+            child.stop()
+            try? FileManager.default.removeItem(at: site)
+        }
+    }
+
     private func screenshot() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("run-shot-\(UUID().uuidString).png").path
     }
@@ -82,13 +109,9 @@ import Testing
     /// In a window: one line per bridge call (page-made names escaped) and per failed request; editing a file
     /// reloads the page with the new content.
     @Test func editingAFileReloadsThePage() async throws {
-        let display = try TestDisplay()
-        let site = try RunFixture.site(marker: "marker-1")
-        defer { try? FileManager.default.removeItem(at: site) }
-        let child = try LiveChild(
-            try hybrid(), arguments: ["run", site.path, "--exit-after", "120"],
-            environment: RunFixture.displayEnvironment(display.name))
-        defer { child.stop() }
+        let running = try runningInAWindow()
+        defer { running.stop() }
+        let (site, child) = (running.site, running.child)
 
         // The page's three calls, answered in order.
         let first = await child.waitForOutput(limit: .seconds(60)) {
@@ -121,13 +144,9 @@ import Testing
     /// White-screen recovery is on: the web process killed (SIGKILL, so WebKit reports a crash), the page comes
     /// back by itself and says so.
     @Test func aKilledWebProcessIsRecovered() async throws {
-        let display = try TestDisplay()
-        let site = try RunFixture.site(marker: "marker-1")
-        defer { try? FileManager.default.removeItem(at: site) }
-        let child = try LiveChild(
-            try hybrid(), arguments: ["run", site.path, "--exit-after", "120"],
-            environment: RunFixture.displayEnvironment(display.name))
-        defer { child.stop() }
+        let running = try runningInAWindow()
+        defer { running.stop() }
+        let child = running.child
         let loaded = await child.waitForOutput(limit: .seconds(60)) { $0.contains("page    marker-1") }
         try #require(loaded, "the page never loaded: \(child.output)\(child.errors)")
         let webProcesses = child.children(named: "WebKitWebProces")

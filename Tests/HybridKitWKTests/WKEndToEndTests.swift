@@ -27,6 +27,20 @@
                 })
         }
 
+        /// An engine from WKEngineFactory serving the tour pages as `app://demo/`, with a page offering `echo`.
+        static func echoPageOnTourPages() throws -> (any WebEngine, HybridPage) {
+            try installGTKBackend()
+            let pages = try #require(TourPages.directory)
+            let engine = try WKEngineFactory(schemes: ["app"]).makeEngine()
+            do {
+                try engine.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
+                return (engine, try HybridPage(engine: engine, modules: [echo]))
+            } catch {
+                engine.close()
+                throw error
+            }
+        }
+
         final class Loads: NavigationDelegate, @unchecked Sendable {
             // Main actor only (the WK engine's executor).
             var finished = 0
@@ -38,13 +52,11 @@
         }
 
         @Test func aBridgeCallRoundTripsThroughTheFactory() async throws {
-            try Self.installGTKBackend()
-            let pages = try #require(TourPages.directory)
-            let engine = try WKEngineFactory(schemes: ["app"]).makeEngine()
-            defer { engine.close() }
-            try engine.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
-            let page = try HybridPage(engine: engine, modules: [Self.echo])
-            defer { page.close() }
+            let (engine, page) = try Self.echoPageOnTourPages()
+            defer {
+                page.close()
+                engine.close()
+            }
             let loads = Loads()
             page.delegate = loads
             try engine.load(EngineRequest(url: try #require(URL(string: "app://demo/test/blank.html"))))
@@ -66,13 +78,11 @@
         /// WKWebView's text-input panel carries the frame (`WKFrameInfo`): a synchronous call goes through it
         /// to the bridge, a page's own prompt to the host, and published state is there at document start.
         @Test func synchronousCallsAndStateWorkThroughTheFactory() async throws {
-            try Self.installGTKBackend()
-            let pages = try #require(TourPages.directory)
-            let engine = try WKEngineFactory(schemes: ["app"]).makeEngine()
-            defer { engine.close() }
-            try engine.setSchemeHandler(DirectorySchemeHandler(root: pages), forScheme: "app")
-            let page = try HybridPage(engine: engine, modules: [Self.echo])
-            defer { page.close() }
+            let (engine, page) = try Self.echoPageOnTourPages()
+            defer {
+                page.close()
+                engine.close()
+            }
             final class Host: EngineUIDelegate, @unchecked Sendable {
                 // Main actor only.
                 var prompts: [String] = []

@@ -275,6 +275,15 @@ public actor BridgeEngine {
         }
     }
 
+    /// The method `sender`'s frame may call: the registry's answer for its origin, frame and verification.
+    private func resolve(_ module: String, _ method: String, for sender: Sender) throws(BridgeError)
+        -> ModuleRegistry.Target
+    {
+        try modules.resolve(
+            module: module, method: method, origin: sender.origin, isMainFrame: sender.isMainFrame,
+            verified: sender.verified)
+    }
+
     private func handle(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
         if !sender.verified, inbound.frame == .main, let problem = mainFrameOriginProblem(inbound.origin) {
             refuse(
@@ -356,11 +365,9 @@ public actor BridgeEngine {
                 origin: CallOrigin(module: "-", started: started))
             return
         }
-        let target: (module: BridgeModule, name: String, method: BridgeMethod)
+        let target: ModuleRegistry.Target
         do {
-            target = try modules.resolve(
-                module: inbound.module, method: inbound.method, origin: sender.origin, isMainFrame: sender.isMainFrame,
-                verified: sender.verified)
+            target = try resolve(inbound.module, inbound.method, for: sender)
             guard calls.count < configuration.limits.maxPendingCalls else {
                 throw BridgeError.denied("too many pending calls (limit \(configuration.limits.maxPendingCalls))")
             }
@@ -527,11 +534,9 @@ public actor BridgeEngine {
     /// also the page's first request for elements.
     private func openStream(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
         let key = PendingCallKey(token: inbound.token, id: inbound.id)
-        let target: (module: BridgeModule, name: String, method: BridgeMethod)
+        let target: ModuleRegistry.Target
         do {
-            target = try modules.resolve(
-                module: inbound.module, method: inbound.method, origin: sender.origin, isMainFrame: sender.isMainFrame,
-                verified: sender.verified)
+            target = try resolve(inbound.module, inbound.method, for: sender)
             guard streams.count < configuration.limits.maxOpenStreams else {
                 throw BridgeError.denied("too many open streams (limit \(configuration.limits.maxOpenStreams))")
             }
@@ -691,9 +696,7 @@ public actor BridgeEngine {
                 // nothing about modules the frame may not call.
                 let name = try BridgeMethod.decode([String].self, from: Substring(inbound.payload).utf8)
                 guard name.count == 2 else { throw BridgeError.badArguments("has takes [module, method]") }
-                let target = try? modules.resolve(
-                    module: name[0], method: name[1], origin: sender.origin, isMainFrame: sender.isMainFrame,
-                    verified: sender.verified)
+                let target = try? resolve(name[0], name[1], for: sender)
                 return target.map { OutboundMessage.quote($0.method.kind) } ?? "null"
             case "close":
                 // Browsers let only a top-level window close; a frame's close() does nothing there either.
@@ -750,11 +753,9 @@ public actor BridgeEngine {
         if inbound.module == Self.builtinModule {
             return answerSync(reply, builtin(inbound, sender: sender), origin: CallOrigin(module: "-", started: started))
         }
-        let target: (module: BridgeModule, name: String, method: BridgeMethod)
+        let target: ModuleRegistry.Target
         do {
-            target = try modules.resolve(
-                module: inbound.module, method: inbound.method, origin: sender.origin,
-                isMainFrame: sender.isMainFrame, verified: sender.verified)
+            target = try resolve(inbound.module, inbound.method, for: sender)
             guard target.method.synchronous else {
                 throw BridgeError.denied(
                     "\(target.module.name).\(target.name) is not declared synchronous; call it with hybrid.call")

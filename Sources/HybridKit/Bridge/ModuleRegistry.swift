@@ -33,13 +33,16 @@ public final class ModuleRegistry: Sendable {
         modules.withLock { $0.mapValues(\.methodNames) }
     }
 
+    /// The method that answers a call: its module, its name there and the method.
+    typealias Target = (module: BridgeModule, name: String, method: BridgeMethod)
+
     /// Follows forwards from `module.method` to the method that answers it, checking access at every hop.
     ///
     /// `verified` says whether the engine identified the calling frame. When it did not, only modules open to
     /// every page in every frame answer: the origin and frame a page claims are not evidence.
     func resolve(
         module: String, method: String, origin: String, isMainFrame: Bool, verified: Bool = true
-    ) throws(BridgeError) -> (module: BridgeModule, name: String, method: BridgeMethod) {
+    ) throws(BridgeError) -> Target {
         var moduleName = module
         var methodName = method
         for _ in 0..<8 {

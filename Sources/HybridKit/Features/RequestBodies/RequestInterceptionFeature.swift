@@ -42,10 +42,12 @@ public struct RequestInterceptionFeature: PageFeature {
         if proxy == nil { switches.proxyEnabled = false }
         // One key per page: the hooks put it on the bodies they vouch for, the handler reads only those.
         let bodyKey = BodyStore.randomID()
-        let channel = bodyChannel?.endpoint != nil ? bodyChannel : nil
+        // Read once: the hooks and the registration must agree on whether this page uses the channel.
+        let endpoint = bodyChannel?.endpoint
+        let channel = endpoint == nil ? nil : bodyChannel
         assembly.userScripts.append(
             try RequestHooksScript.userScript(
-                config: config, schemes: [scheme], switches: switches, bodyKey: bodyKey, channel: channel?.endpoint))
+                config: config, schemes: [scheme], switches: switches, bodyKey: bodyKey, channel: endpoint))
         let hop = EngineExecutorHop.hop(onExecutorOf: engine)
         let (scheme, config, proxy, switches, mapURL) = (scheme, config, proxy, switches, mapURL)
         assembly.schemeHandlerWrappers.append { served, handler in
