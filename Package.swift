@@ -1,6 +1,29 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+// WebKitGTK exists on Linux only. Everything bound to it (the GTK adapter, the tour, `hybrid demo`/`bench`/`run`, the
+// integration tests) is reached only through dependencies conditioned on Linux, and its code sits in
+// `#if canImport(CWebKitGTK)`, which holds exactly where such a dependency brings WebKitGTK's C module in. On a Mac
+// those targets build empty, and the products an iOS app uses never reach them.
+//
+// HYBRIDKIT_APPLE_LAYOUT=1 lays the package out here as a Mac sees it (the Linux-conditioned dependencies dropped,
+// no pkg-config): scripts/check-apple-layout.sh builds that, so CI on Linux catches a Mac build broken by GTK code.
+let appleLayout = Context.environment["HYBRIDKIT_APPLE_LAYOUT"] == "1"
+
+// SwiftPM asks pkg-config about a system library whenever a plugin is shown the package, even where no target
+// depends on it, so the name is given only where WebKitGTK can exist. The manifest runs on the building machine:
+// cross-compiling from a Mac to Linux is not supported for the GTK targets.
+#if os(Linux)
+    let webKitGTKPkgConfig: String? = appleLayout ? nil : "webkit2gtk-4.1"
+#else
+    let webKitGTKPkgConfig: String? = nil
+#endif
+
+/// A dependency on a WebKitGTK-bound target, for Linux builds only (none in the Apple layout).
+func linuxOnly(_ name: String) -> [Target.Dependency] {
+    appleLayout ? [] : [.target(name: name, condition: .when(platforms: [.linux]))]
+}
+
 let package = Package(
     name: "HybridKit",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -52,10 +75,10 @@ let package = Package(
         // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore) and the engine conformance suite
         // every adapter runs. Engine-free like HybridKit: an adapter's tests bring the engine.
         .target(name: "HybridKitTesting", dependencies: ["HybridKit"]),
-        // WebKitGTK's C API, through pkg-config.
+        // WebKitGTK's C API, through pkg-config (Linux only: see webKitGTKPkgConfig).
         .systemLibrary(
             name: "CWebKitGTK",
-            pkgConfig: "webkit2gtk-4.1",
+            pkgConfig: webKitGTKPkgConfig,
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]
         ),
         // The WebKitGTK adapter: implements the port on the GTK thread. Its web-process extension (C, in
@@ -64,9 +87,9 @@ let package = Package(
         .target(
             name: "HybridKitGTK",
             dependencies: [
-                "HybridKit", "CWebKitGTK",
+                "HybridKit",
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + linuxOnly("CWebKitGTK"),
             exclude: ["WebProcessExtension"],
             plugins: ["WebProcessExtensionBuilder"]
         ),
@@ -77,9 +100,8 @@ let package = Package(
             name: "HybridKitWK",
             dependencies: [
                 "HybridKit",
-                .target(name: "WebKitStandIn", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ] + linuxOnly("WebKitStandIn")
         ),
         // Linux only (every file is `#if os(Linux)`; never a dependency elsewhere, never named `WebKit`): the WebKit
         // API HybridKitWK uses, with WebKit's isolation, sendability and run-time exceptions, over any engine behind
@@ -138,12 +160,12 @@ let package = Package(
         .target(
             name: "HybridTour",
             dependencies: [
-                "HybridKit", "HybridKitGTK", "HybridNetwork",
+                "HybridKit", "HybridNetwork",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
+            ] + linuxOnly("HybridKitGTK"),
             resources: [.copy("Pages")]
         ),
         // The commands that need no web view (pack, verify, diff, serve, config, cookies, keygen), shared by both
@@ -160,10 +182,10 @@ let package = Package(
         .executableTarget(
             name: "hybrid",
             dependencies: [
-                "HybridKit", "HybridKitGTK", "HybridTour", "HybridTools", "HybridNetwork",
+                "HybridKit", "HybridTools", "HybridNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour")
         ),
         .executableTarget(
             name: "hybrid-tools",
@@ -172,7 +194,7 @@ let package = Package(
         // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
         .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
         // Helper for the exit-status test: a minimal headless app that must exit with its own status and output.
-        .executableTarget(name: "gtk-exit-child", dependencies: ["HybridKitGTK"]),
+        .executableTarget(name: "gtk-exit-child", dependencies: linuxOnly("HybridKitGTK")),
         // Helper for the package crash test: installs a package and pauses until it is SIGKILLed.
         .executableTarget(name: "package-install-child", dependencies: ["HybridPackages"]),
 
@@ -191,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "HybridKitGTKTests",
             dependencies: [
-                "HybridKit", "HybridKitGTK", "HybridTour", "HybridNetwork", "HybridUpdateServer",
+                "HybridKit", "HybridNetwork", "HybridUpdateServer",
                 // The engine conformance suite, run against WebKitGTK.
                 "HybridKitTesting",
                 // `hybrid demo` is run as a built executable against tour pages that stop or fail; gtk-exit-child
@@ -201,7 +223,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The telemetry test records which log labels spoke.
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour")
         ),
         // HybridKitWK on Linux (stand-in over WebKitGTK); on a Mac, WKWebViewHostTests run against the real WKWebView.
         .testTarget(
@@ -210,10 +232,7 @@ let package = Package(
                 "HybridKit", "HybridKitWK",
                 // The engine conformance suite, run through the adapter.
                 "HybridKitTesting",
-                .target(name: "WebKitStandIn", condition: .when(platforms: [.linux])),
-                .target(name: "HybridKitGTK", condition: .when(platforms: [.linux])),
-                .target(name: "HybridTour", condition: .when(platforms: [.linux])),
-            ]
+            ] + linuxOnly("WebKitStandIn") + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour")
         ),
         .testTarget(
             name: "HybridCookiesTests", dependencies: ["HybridTestSupport", "HybridCookies", "cookie-writer", "hybrid"]),

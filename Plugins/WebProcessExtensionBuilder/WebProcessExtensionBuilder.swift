@@ -11,6 +11,14 @@ import PackagePlugin
 @main
 struct WebProcessExtensionBuilder: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
+        // WebKitGTK is in this build only where the target depends on its C module: Package.swift conditions that
+        // dependency on Linux (and drops it in the Apple layout). Elsewhere (a Mac, an iOS app) there is no
+        // WebKitGTK to extend, so nothing is built and pkg-config is never asked.
+        guard Self.linksWebKitGTK(target) else {
+            Diagnostics.remark(
+                "\(target.name): no WebKitGTK in this build (it is Linux only), so no web-process extension is built")
+            return []
+        }
         let sources = target.directoryURL.appending(path: "WebProcessExtension")
         let source = sources.appending(path: "frame_stamp.c")
         let header = sources.appending(path: "hybrid_web_extension.h")
@@ -32,5 +40,14 @@ struct WebProcessExtensionBuilder: BuildToolPlugin {
                 outputFiles: [library]
             )
         ]
+    }
+
+    /// Whether the target depends, on the platform being built, on `CWebKitGTK` (SwiftPM hands plugins only the
+    /// dependencies whose platform condition holds).
+    static func linksWebKitGTK(_ target: Target) -> Bool {
+        target.dependencies.contains { dependency in
+            if case .target(let dependencyTarget) = dependency { return dependencyTarget.name == "CWebKitGTK" }
+            return false
+        }
     }
 }
