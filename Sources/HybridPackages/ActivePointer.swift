@@ -11,6 +11,9 @@ struct ActivePointer: Codable, Sendable, Equatable {
     var activatedAt: Date
     /// Versions left by `rollback`: garbage collection removes them even though they are newer than the active one.
     var rolledBack: [SemanticVersion]? = nil
+    /// Versions activated on boot trial (`BootGuard`) that never confirmed. Kept in the pointer so that "active, on
+    /// trial" is one atomic rename: no instant exists at which a new version serves and is not on trial.
+    var unconfirmed: [SemanticVersion]? = nil
 
     func encoded() throws -> Data {
         let encoder = JSONEncoder()

@@ -110,6 +110,40 @@ public final class PackageStore: Sendable {
         }
     }
 
+    /// Activates a version on boot trial: the pointer that names it also lists it as unconfirmed, in the same
+    /// atomic write, so after a crash either the old version serves or the new one serves on trial.
+    func activate(committed package: InstalledPackage, onTrial: Bool) throws(PackageError) {
+        try writerLock.withLock { (_: inout Void) throws(PackageError) in
+            guard FileManager.default.fileExists(atPath: package.directory.path) else {
+                throw .versionNotInstalled(id: package.id, version: package.version)
+            }
+            try publishActivation(of: package, onTrial: onTrial)
+        }
+    }
+
+    /// Whether the active version of `id` was activated on trial and has not confirmed since.
+    func activeIsUnconfirmed(_ id: String) -> Bool {
+        state.withLock { state in
+            guard let pointer = state.pointers[id] else { return false }
+            return (pointer.unconfirmed ?? []).contains(pointer.version)
+        }
+    }
+
+    /// Puts the active version of `id` on trial (when it is `version`), or takes it off (it confirmed). Returns
+    /// false when another version is active. The pointer is rewritten atomically either way.
+    @discardableResult
+    func setUnconfirmed(_ id: String, version: SemanticVersion, _ unconfirmed: Bool) throws(PackageError) -> Bool {
+        try writerLock.withLock { (_: inout Void) throws(PackageError) -> Bool in
+            guard let pointer = state.withLock({ $0.pointers[id] }), pointer.version == version,
+                let active = state.withLock({ $0.snapshot.active[id] })
+            else { return false }
+            var list = (pointer.unconfirmed ?? []).filter { $0 != version }
+            if unconfirmed { list.append(version) }
+            try publish(id: id, history: pointer.history, active: active, unconfirmed: list)
+            return true
+        }
+    }
+
     /// Re-activates the previously active version and forgets the current one in the history,
     /// so a later garbage collection removes the version that was rolled back from.
     @discardableResult
@@ -195,22 +229,31 @@ public final class PackageStore: Sendable {
     // MARK: Private
 
     /// Puts `package` first in its history and publishes it. Called with `writerLock` held.
-    private func publishActivation(of package: InstalledPackage) throws(PackageError) {
-        let previous = state.withLock { $0.pointers[package.id]?.history ?? [] }
+    private func publishActivation(of package: InstalledPackage, onTrial: Bool = false) throws(PackageError) {
+        let previous = state.withLock { $0.pointers[package.id] }
+        // Activating without a trial never confirms: a version that was on trial stays unconfirmed.
+        var unconfirmed = previous?.unconfirmed ?? []
+        if onTrial && !unconfirmed.contains(package.version) { unconfirmed.append(package.version) }
         try publish(
-            id: package.id, history: [package.version] + previous.filter { $0 != package.version },
-            active: package)
+            id: package.id,
+            history: [package.version] + (previous?.history ?? []).filter { $0 != package.version },
+            active: package, unconfirmed: unconfirmed)
     }
 
     /// Writes the pointer durably, then publishes the new snapshot. Called with `writerLock` held.
     private func publish(
         id: String, history: [SemanticVersion], active: InstalledPackage,
-        rolledBack: [SemanticVersion] = []
+        rolledBack: [SemanticVersion] = [], unconfirmed: [SemanticVersion]? = nil
     ) throws(PackageError) {
-        let previous = state.withLock { $0.pointers[id]?.rolledBack ?? [] }
+        let previousPointer = state.withLock { $0.pointers[id] }
+        let previous = previousPointer?.rolledBack ?? []
         let abandoned = (previous + rolledBack).filter { !history.contains($0) }
         var pointer = ActivePointer(version: active.version, history: history, activatedAt: clock.now())
         pointer.rolledBack = abandoned.isEmpty ? nil : abandoned
+        // Every rewrite (rollback, garbage collection) carries the trials over; only versions still in the history
+        // can serve again, so only they are kept.
+        let trials = (unconfirmed ?? previousPointer?.unconfirmed ?? []).filter { history.contains($0) }
+        pointer.unconfirmed = trials.isEmpty ? nil : trials
         let bytes: Data
         do { bytes = try pointer.encoded() } catch {
             throw .fileSystem(operation: "encode", path: layout.pointerURL(id).path, reason: "\(error)")

@@ -33,9 +33,26 @@ public struct PackageUpdater: Sendable {
     public func update(_ id: String, progress: PackageProgressHandler? = nil) async throws
         -> UpdateOutcome
     {
-        let outcome = try await install(id, progress: progress)
-        if case .updated = outcome { try bootGuard?.beginTrial(id) }
-        return outcome
+        try await install(id, progress: progress)
+    }
+
+    /// Makes `version` serve: with a boot guard, on trial in one durable step (never "activated, trial to follow",
+    /// which a crash or a failed write between the two would leave active and off trial for good).
+    private func activate(_ id: String, _ version: SemanticVersion) throws(PackageError) {
+        if let bootGuard { try bootGuard.activateOnTrial(id, version: version) } else {
+            try installer.store.activate(id, version: version)
+        }
+    }
+
+    /// Installs the package at `file`; with a boot guard the installer only commits it and the guard activates it.
+    private func installAndActivate(_ file: URL, progress: PackageProgressHandler?) throws(PackageError) {
+        guard let bootGuard else {
+            try installer.install(packageAt: file, progress: progress)
+            return
+        }
+        let installed = try installer.install(packageAt: file, activate: false, progress: progress)
+        try bootGuard.activateOnTrial(installed)
+        try installer.store.collectGarbage(installed.id)
     }
 
     private func install(_ id: String, progress: PackageProgressHandler?) async throws -> UpdateOutcome {
@@ -43,14 +60,14 @@ public struct PackageUpdater: Sendable {
         let active = store.activeVersion(id)
         guard let release = try await checkForUpdate(id) else { return .upToDate(active) }
         if store.installedVersions(id).contains(release.version) {
-            try store.activate(id, version: release.version)
+            try activate(id, release.version)
             return .updated(from: active, to: release.version, viaDiff: false)
         }
         if let active, let diff = release.diff(from: active) {
             do {
                 let file = try await downloader.download(diff, progress: progress)
                 defer { try? FileManager.default.removeItem(at: file) }
-                try installer.install(packageAt: file, progress: progress)
+                try installAndActivate(file, progress: progress)
                 return .updated(from: active, to: release.version, viaDiff: true)
             } catch PackageError.diffBaseMismatch, PackageError.diffBaseNotInstalled {
                 // Fall through to the full package.
@@ -58,7 +75,7 @@ public struct PackageUpdater: Sendable {
         }
         let file = try await downloader.download(release.full, progress: progress)
         defer { try? FileManager.default.removeItem(at: file) }
-        try installer.install(packageAt: file, progress: progress)
+        try installAndActivate(file, progress: progress)
         return .updated(from: active, to: release.version, viaDiff: false)
     }
 }

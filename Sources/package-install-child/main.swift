@@ -17,6 +17,12 @@
 // 3. The boot-safety test: records an open of a package on trial (what a container does before loading the page),
 //    prints "OPENED <version> onTrial=<true|false>" and stops forever, so the test can SIGKILL it mid-open.
 //    Usage: package-install-child trial-open <store-root> <id>
+//
+// 4. The boot-safety update test: updates a package with `PackageUpdater` and a `BootGuard`, from a package file
+//    given with its release, and stops forever at a chosen step (an install step, "trialRecorded" or "activated")
+//    so the test can SIGKILL it there. Prints "PAUSED <step>" when it stops, "UPDATED <outcome>" when it finishes.
+//    Usage: package-install-child update <store-root> <package.zip> <public-key-file> <id> <version> <sha256>
+//    Env:   HYBRID_INSTALL_PAUSE_AT as for 1, or "trialRecorded"
 import Foundation
 import HybridPackages
 
@@ -131,7 +137,74 @@ func trialOpen(arguments: [String]) -> Never {
     exit(1)
 }
 
+/// Serves one release from a local file, as an update server would.
+struct FileUpdateClient: UpdateClient {
+    let release: PackageRelease
+    let file: URL
+
+    func latestRelease(for id: String) async throws -> PackageRelease? { id == release.id ? release : nil }
+
+    func fetch(_ artifact: PackageArtifact, range: Range<Int64>) async throws -> [UInt8] {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        return [UInt8](try handle.read(upToCount: range.count) ?? Data())
+    }
+}
+
+/// Stops at `step` when it is the one HYBRID_INSTALL_PAUSE_AT names.
+func pause(at step: String) {
+    if ProcessInfo.processInfo.environment["HYBRID_INSTALL_PAUSE_AT"] == step { Pause.forever(step) }
+}
+
+func installStepName(_ step: InstallStep) -> String {
+    switch step {
+    case .verified: "verified"
+    case .stagingCreated: "stagingCreated"
+    case .fileWritten(let index, _): "file:\(index)"
+    case .filesWritten: "filesWritten"
+    case .synced: "synced"
+    case .committed: "committed"
+    case .activated: "activated"
+    }
+}
+
+func update(arguments: [String]) async -> Never {
+    guard arguments.count == 8, let version = SemanticVersion(arguments[6]) else {
+        FileHandle.standardError.write(
+            Data("usage: package-install-child update <store> <package> <public-key> <id> <version> <sha256>\n".utf8))
+        exit(2)
+    }
+    do {
+        let file = URL(fileURLWithPath: arguments[3])
+        let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64 ?? 0
+        let key = try PackageVerificationKey.load(from: URL(fileURLWithPath: arguments[4]))
+        let store = try PackageStore(root: URL(fileURLWithPath: arguments[2]))
+        let installer = PackageInstaller(
+            store: store, trustedKey: key, containerVersion: SemanticVersion(major: 99, minor: 0, patch: 0),
+            hook: { step in pause(at: installStepName(step)) })
+        let release = PackageRelease(
+            id: arguments[5], version: version,
+            full: PackageArtifact(location: "full", size: size, sha256: arguments[7]))
+        var updater = PackageUpdater(installer: installer, client: FileUpdateClient(release: release, file: file))
+        updater.bootGuard = BootGuard(
+            store: store,
+            hook: { step in
+                switch step {
+                case .trialRecorded: pause(at: "trialRecorded")
+                case .activated: pause(at: "activated")
+                }
+            })
+        emit("UPDATED \(try await updater.update(arguments[5]))")
+        exit(0)
+    } catch {
+        emit("FAILED \(error)")
+        exit(1)
+    }
+}
+
 let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "update" { await update(arguments: arguments) }
 if arguments.count > 1 && arguments[1] == "read" { read(arguments: arguments) }
 if arguments.count > 1 && arguments[1] == "trial-open" { trialOpen(arguments: arguments) }
 guard arguments.count == 4 else {

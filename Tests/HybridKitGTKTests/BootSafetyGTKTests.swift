@@ -20,15 +20,21 @@ import Testing
         let trials: BootGuard
         let heard = RollbackLog()
 
-        init(v2 page: String, deadline: Duration) throws {
+        /// - Parameters:
+        ///   - v2Files: more files of v2 beside its `index.html`.
+        ///   - onTrial: false to leave v2 installed but not activated (the test activates it while v1 shows).
+        init(
+            v1: String = BootSafetyGTKTests.good, v2 page: String, v2Files: [String: String] = [:],
+            deadline: Duration, onTrial: Bool = true
+        ) throws {
             let keys = PackageKeyPair.generate()
             store = try PackageStore(root: root.appendingPathComponent("store"), trustedKey: keys.verificationKey)
             let host = SemanticVersion(major: 1, minor: 0, patch: 0)
             let installer = PackageInstaller(store: store, trustedKey: keys.verificationKey, containerVersion: host)
-            for (minor, html) in [(1, BootSafetyGTKTests.good), (2, page)] {
+            for (minor, files) in [(1, ["index.html": v1]), (2, v2Files.merging(["index.html": page]) { $1 })] {
                 let site = root.appendingPathComponent("v\(minor)")
                 try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
-                try Data(html.utf8).write(to: site.appendingPathComponent("index.html"))
+                for (name, html) in files { try Data(html.utf8).write(to: site.appendingPathComponent(name)) }
                 let zip = root.appendingPathComponent("v\(minor).zip")
                 try PackagePacker().pack(
                     directory: site,
@@ -36,13 +42,13 @@ import Testing
                         id: BootSafetyGTKTests.id, version: SemanticVersion(major: 1, minor: minor, patch: 0),
                         serves: [BootSafetyGTKTests.site]),
                     keyPair: keys, to: zip)
-                try installer.install(packageAt: zip)
+                try installer.install(packageAt: zip, activate: minor == 1 || onTrial)
             }
             let heard = self.heard
             trials = BootGuard(
                 store: store, policy: BootTrialPolicy(failedOpensAllowed: 1, deadline: deadline),
                 onRollback: { rollback in heard.list.withLock { $0.append(rollback) } })
-            try trials.beginTrial(BootSafetyGTKTests.id)
+            if onTrial { try trials.beginTrial(BootSafetyGTKTests.id) }
         }
 
         deinit { try? FileManager.default.removeItem(at: root) }
@@ -171,6 +177,48 @@ import Testing
             (try? await page.engine.evaluateJavaScript("window.frameTried ?? null")) != "null"
         }
         #expect(try await page.engine.evaluateJavaScript("window.frameTried") == "\"denied\"")
+        try await expectRolledBack(release, reason: .notConfirmed)
+    }
+
+    /// A page that reloads itself, or navigates between its pages, never ends its open: the deadline counts from
+    /// the first open and rolls the version back.
+    @Test(arguments: ["reload", "navigate"])
+    @GTKActor func aPageThatReloadsOrNavigatesInALoopIsRolledBackAtTheDeadline(loop: String) async throws {
+        try GTKRuntime.shared.start(.headless)
+        let next = loop == "reload" ? "location.reload()" : "location.href = 'other.html'"
+        let release = try Release(
+            v2: "<!doctype html><title>v2</title><p>v2, never ready<script>setTimeout(() => { \(next) }, 50)</script>",
+            v2Files: [
+                "other.html": "<!doctype html><title>v2</title><p>v2 too<script>"
+                    + "setTimeout(() => { location.href = 'index.html' }, 50)</script>"
+            ],
+            deadline: .seconds(2))
+        let page = try release.open()
+        defer { page.close() }
+        try await expectTitle("v2", in: page)
+        try await expectRolledBack(release, reason: .notConfirmed)
+    }
+
+    /// The previous version's document keeps calling `ready()` (on a timer and on `pagehide`) while the new
+    /// version loads: only a document of the version on trial, committed after the open started, may confirm.
+    @Test @GTKActor func thePreviousVersionsDocumentCannotConfirmTheNext() async throws {
+        try GTKRuntime.shared.start(.headless)
+        let release = try Release(
+            v1: "<!doctype html><title>v1</title><p>v1<script>hybridPackages.ready();"
+                + "setInterval(() => { hybridPackages.ready().catch(() => {}) }, 1);"
+                + "addEventListener('pagehide', () => { hybridPackages.ready().catch(() => {}) })</script>",
+            v2: "<!doctype html><title>v2</title><p>v2, never ready",
+            deadline: .seconds(2), onTrial: false)
+        let page = try release.open()
+        defer { page.close() }
+        try await expectTitle("v1", in: page)
+        // The update lands while v1's document is on screen, then the page loads again.
+        try release.store.activate(Self.id, version: SemanticVersion(major: 1, minor: 2, patch: 0))
+        try release.trials.beginTrial(Self.id)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(release.trials.isOnTrial(Self.id), "v1's timer confirmed v2 before v2 ever loaded")
+        page.engine.reload()
+        try await expectTitle("v2", in: page)
         try await expectRolledBack(release, reason: .notConfirmed)
     }
 }

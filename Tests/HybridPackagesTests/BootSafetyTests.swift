@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HybridPackages
 import HybridTestSupport
@@ -120,11 +121,164 @@ import Testing
         _ = try bootGuard.willOpen(Self.id)
         #expect(throws: PackageError.self) { try bootGuard.openFailed(Self.id, reason: .blankPage) }
         #expect(store.badVersions(Self.id).map(\.version) == [try Self.version("1.0.0")])
-        // A damaged bad list reads as empty rather than crashing; a damaged trial file as no trial.
+        // A damaged bad list reads as empty rather than crashing; a damaged trial file as a fresh trial, never as
+        // a confirmation.
         try Data("{".utf8).write(to: fixture.storeRoot.appendingPathComponent("\(Self.id)/bad.json"))
         try Data("\u{0}".utf8).write(to: fixture.storeRoot.appendingPathComponent("\(Self.id)/trial.json"))
         #expect(store.badVersions(Self.id).isEmpty)
-        #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("1.0.0"), onTrial: false))
+        #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("1.0.0"), onTrial: true))
+    }
+
+    /// A clock the test moves.
+    final class TestClock: PackageClock {
+        let date = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        func now() -> Date { date.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { date.withLock { $0 += seconds } }
+    }
+
+    /// A page that reloads (or navigates, or is closed and reopened) ends each open without a verdict: the
+    /// attempt's deadline still counts from its first open, so the next open past it is a failure.
+    @Test func reopeningDoesNotRestartTheDeadline() throws {
+        let fixture = try Fixture()
+        let store = try fixture.openStore()
+        let installer = fixture.installer(store)
+        try installer.install(packageAt: try fixture.pack("1.0.0"))
+        try installer.install(packageAt: try fixture.pack("2.0.0"))
+        let clock = TestClock()
+        let bootGuard = BootGuard(
+            store: store, policy: BootTrialPolicy(failedOpensAllowed: 2, deadline: .seconds(10)), clock: clock)
+        try bootGuard.beginTrial(Self.id)
+        for _ in 0..<4 {
+            #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("2.0.0"), onTrial: true))
+            try bootGuard.openEnded(Self.id)
+            clock.advance(3)
+        }
+        // 12 s after the first open: the first attempt failed; the second starts now with its own 10 s.
+        #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("2.0.0"), onTrial: true))
+        #expect(bootGuard.timeLeft(Self.id) == .seconds(10))
+        clock.advance(4)
+        #expect(bootGuard.timeLeft(Self.id) == .seconds(6))
+        try bootGuard.openEnded(Self.id)
+        clock.advance(7)
+        #expect(
+            try bootGuard.willOpen(Self.id)
+                == .rolledBack(from: try Self.version("2.0.0"), to: try Self.version("1.0.0"), reason: .notConfirmed))
+        #expect(store.activeVersion(Self.id) == (try Self.version("1.0.0")))
+    }
+
+    /// The steps of an update, in order, as package-install-child names them.
+    static let updateSteps = [
+        "verified", "stagingCreated", "file:2", "filesWritten", "synced", "committed", "trialRecorded", "activated",
+    ]
+
+    /// Runs package-install-child's update of 2.0.0 and SIGKILLs it at `step`; its output.
+    func killUpdate(_ fixture: Fixture, at step: String) throws -> String {
+        let update = try fixture.pack("2.0.0")
+        let publicKey = fixture.url("key.pub")
+        try fixture.keyPair.verificationKey.save(to: publicKey)
+        let sha = SHA256.hash(data: try Data(contentsOf: update)).map { String(format: "%02x", $0) }.joined()
+        let child = Process()
+        child.executableURL = try #require(builtExecutable(named: "package-install-child"), "build it")
+        child.arguments = ["update", fixture.storeRoot.path, update.path, publicKey.path, Self.id, "2.0.0", sha]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HYBRID_INSTALL_PAUSE_AT"] = step
+        child.environment = environment
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        var seen = ""
+        while !seen.contains("PAUSED") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+        }
+        if child.isRunning { kill(child.processIdentifier, SIGKILL) }
+        child.waitUntilExit()
+        #expect(child.terminationReason == .uncaughtSignal && child.terminationStatus == SIGKILL, "\(seen)")
+        return seen
+    }
+
+    /// Killed at every step of an update, the app finds either the old version serving, off trial, or the new
+    /// one serving on trial: never the new one unwatched. A failed open of the new one then rolls back.
+    @Test(arguments: updateSteps)
+    func anUpdateKilledAtAnyStepNeverLeavesTheNewVersionOffTrial(step: String) throws {
+        let fixture = try Fixture()
+        try fixture.installer(try fixture.openStore()).install(packageAt: try fixture.pack("1.0.0"))
+        let output = try killUpdate(fixture, at: step)
+        #expect(output.contains("PAUSED \(step)"), "\(output)")
+
+        let store = try fixture.openStore()
+        let bootGuard = BootGuard(store: store)
+        let new = step == "activated"
+        #expect(store.activeVersion(Self.id) == (try Self.version(new ? "2.0.0" : "1.0.0")))
+        #expect(bootGuard.isOnTrial(Self.id) == new)
+        if new {
+            #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("2.0.0"), onTrial: true))
+            #expect(
+                try bootGuard.openFailed(Self.id, reason: .notConfirmed)
+                    == .rolledBack(
+                        from: try Self.version("2.0.0"), to: try Self.version("1.0.0"), reason: .notConfirmed))
+        } else {
+            #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("1.0.0"), onTrial: false))
+        }
+    }
+
+    /// When the trial record cannot be written the update is not activated: the old version keeps serving, off
+    /// trial, and the update fails with the file-system error naming the record.
+    @Test func anUpdateWhoseTrialCannotBeRecordedIsNotActivated() async throws {
+        let fixture = try Fixture()
+        let store = try fixture.openStore()
+        try fixture.installer(store).install(packageAt: try fixture.pack("1.0.0"))
+        // A directory where the record goes: every write of it fails, as on a full or read-only disk.
+        let record = fixture.storeRoot.appendingPathComponent("\(Self.id)/trial.json/blocked")
+        try FileManager.default.createDirectory(at: record, withIntermediateDirectories: true)
+
+        let client = InMemoryUpdateClient()
+        let full = try client.publish(try fixture.pack("2.0.0"), location: "full-2")
+        client.setRelease(PackageRelease(id: Self.id, version: try Self.version("2.0.0"), full: full))
+        var updater = PackageUpdater(installer: fixture.installer(store), client: client)
+        let bootGuard = BootGuard(store: store)
+        updater.bootGuard = bootGuard
+        let error = await #expect(throws: PackageError.self) { try await updater.update(Self.id) }
+        #expect(error.map { "\($0)" }?.contains("trial.json") == true, "\(String(describing: error))")
+        #expect(store.activeVersion(Self.id) == (try Self.version("1.0.0")))
+        #expect(try fixture.openStore().activeVersion(Self.id) == (try Self.version("1.0.0")))
+        #expect(!bootGuard.isOnTrial(Self.id))
+    }
+
+    /// A record that stops being writable while the version is on trial: the open cannot be counted, so the
+    /// version is rolled back rather than served unwatched.
+    @Test func aTrialThatCannotBeRecordedRollsBack() throws {
+        let fixture = try Fixture()
+        let reports = Reports()
+        let (store, bootGuard) = try twoVersions(
+            fixture, policy: BootTrialPolicy(failedOpensAllowed: 3), reports: reports)
+        let record = fixture.storeRoot.appendingPathComponent("\(Self.id)/trial.json")
+        try FileManager.default.removeItem(at: record)
+        try FileManager.default.createDirectory(
+            at: record.appendingPathComponent("blocked"), withIntermediateDirectories: true)
+        #expect(
+            try bootGuard.willOpen(Self.id)
+                == .rolledBack(
+                    from: try Self.version("2.0.0"), to: try Self.version("1.0.0"), reason: .trialNotRecorded))
+        #expect(store.activeVersion(Self.id) == (try Self.version("1.0.0")))
+        #expect(store.badVersions(Self.id).map(\.reason) == [.trialNotRecorded])
+        #expect(reports.all.map(\.reason) == [.trialNotRecorded])
+    }
+
+    /// A version on trial whose record is gone (deleted, or never written by an older app) stays on trial: the
+    /// store's pointer, not the record, says whether it confirmed.
+    @Test func aVersionOnTrialWithoutItsRecordIsStillOnTrial() throws {
+        let fixture = try Fixture()
+        let (store, _) = try twoVersions(fixture)
+        try FileManager.default.removeItem(at: fixture.storeRoot.appendingPathComponent("\(Self.id)/trial.json"))
+        let restarted = BootGuard(store: try fixture.openStore())
+        #expect(restarted.isOnTrial(Self.id))
+        #expect(try restarted.willOpen(Self.id) == .serve(try Self.version("2.0.0"), onTrial: true))
+        #expect(
+            try restarted.openFailed(Self.id, reason: .blankPage)
+                == .rolledBack(from: try Self.version("2.0.0"), to: try Self.version("1.0.0"), reason: .blankPage))
+        _ = store
     }
 
     @Test func aChildKilledDuringATrialOpenCountsAsAFailedOpen() async throws {

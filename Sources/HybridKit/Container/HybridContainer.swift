@@ -231,7 +231,11 @@ public final class HybridContainer: @unchecked Sendable {
         for session in sessions { session.mainFrameWillLoad(url) }
     }
 
-    fileprivate func didCommit(_ url: URL?) { handle.noteCommitted(url) }
+    fileprivate func didCommit(_ url: URL?) {
+        handle.noteCommitted(url)
+        guard let url else { return }
+        for session in sessions { session.mainFrameDidCommit(url) }
+    }
 
     fileprivate func pageFailed(_ trigger: RecoveryTrigger) {
         for session in sessions { session.pageFailed(trigger) }

@@ -35,12 +35,15 @@ public protocol PageFeatureSession: AnyObject {
     func close()
     /// The engine starts loading `url` in the main frame (before it requests the document).
     func mainFrameWillLoad(_ url: URL)
+    /// The main frame committed a new document for `url` (after the bridge dropped the old document's calls).
+    func mainFrameDidCommit(_ url: URL)
     /// The page died (its web process ended) or was found blank; recovery, when on, reloads it next.
     func pageFailed(_ trigger: RecoveryTrigger)
 }
 
 extension PageFeatureSession {
     public func mainFrameWillLoad(_ url: URL) {}
+    public func mainFrameDidCommit(_ url: URL) {}
     public func pageFailed(_ trigger: RecoveryTrigger) {}
 }
 

@@ -8,6 +8,9 @@ public enum BootFailure: String, Sendable, Codable, Hashable, CustomStringConver
     case blankPage
     /// The app itself ended during the open: found on the next start, since the open was recorded before loading.
     case interruptedOpen
+    /// The trial's record could not be written before an open: without it a crash during the open would go
+    /// uncounted, so the version is rolled back rather than served unwatched.
+    case trialNotRecorded
 
     public var description: String {
         switch self {
@@ -15,6 +18,7 @@ public enum BootFailure: String, Sendable, Codable, Hashable, CustomStringConver
         case .webProcessTerminated: "the web process was killed while it loaded"
         case .blankPage: "the page rendered blank"
         case .interruptedOpen: "the app ended while the version was opening"
+        case .trialNotRecorded: "the boot trial could not be recorded on disk (is the store writable?)"
         }
     }
 }

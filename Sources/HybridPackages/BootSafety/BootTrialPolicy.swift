@@ -2,7 +2,8 @@
 public struct BootTrialPolicy: Sendable, Hashable {
     /// Failed opens that roll the version back (1: the first failure does).
     public var failedOpensAllowed: Int
-    /// How long the page has to confirm after its load starts; the container enforces it.
+    /// How long the page has to confirm, counted from the first open of an attempt: reloads, navigations and
+    /// reopened pages do not restart it, only a counted failure does. The container enforces it.
     public var deadline: Duration
 
     public init(failedOpensAllowed: Int = 1, deadline: Duration = .seconds(10)) {

@@ -7,6 +7,14 @@ struct BootTrialState: Sendable, Codable, Equatable {
     var failures: [BootFailure]
     /// An open was started and has neither confirmed nor failed yet.
     var openInProgress: Bool
+    /// When the current attempt's first open started: its deadline counts from here, across reloads, navigations
+    /// and closed pages, and only a counted failure starts a fresh attempt.
+    var openedAt: Date? = nil
+
+    /// A fresh record for `version`, with no open yet.
+    static func fresh(_ version: SemanticVersion) -> BootTrialState {
+        BootTrialState(version: version, failures: [], openInProgress: false)
+    }
 
     static func url(_ layout: StoreLayout, _ id: String) -> URL {
         layout.packageDirectory(id).appendingPathComponent("trial.json")

@@ -2,9 +2,10 @@ import Foundation
 import HybridPackages
 
 /// Boot safety for a container's package pages, as a ``PageFeature``: opens of a version on trial (see
-/// `BootGuard`) are recorded before the page loads, and the page confirms with `hybridPackages.ready()`. A page that
-/// does not confirm within the policy's deadline, whose web process dies, or which recovery finds blank counts as
-/// a failed open; at the policy's count the store rolls back, the version is marked bad and `BootGuard`'s
+/// `BootGuard`) are recorded before the page loads, and the page confirms with `hybridPackages.ready()` from a
+/// main-frame document of the version on trial. A page that does not confirm within the policy's deadline (counted
+/// from the first open, whatever it reloads or navigates), whose web process dies, or which recovery finds blank
+/// counts as a failed open; at the policy's count the store rolls back, the version is marked bad and `BootGuard`'s
 /// `onRollback` hears it. List it after ``PackageServing``, whose route it watches.
 public struct BootSafety: PageFeature {
     public let trials: BootGuard
@@ -28,8 +29,8 @@ public struct BootSafety: PageFeature {
             })
         assembly.modules.append(
             BridgeModule("packages", access: BridgeAccess(origins: .only(origins))) { module in
-                module.method("ready") { (_: NoArguments, _) in
-                    session.confirm()
+                module.method("ready") { (_: NoArguments, context) in
+                    try session.confirm(from: context)
                     return NoArguments()
                 }
             })
