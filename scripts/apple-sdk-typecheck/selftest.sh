@@ -14,6 +14,7 @@ work="${HK_TYPECHECK_WORK:-${TMPDIR:-/tmp}/hybridkit-apple-typecheck}"
 checkouts="${HK_CHECKOUTS:-}"
 pass=()
 while [ $# -gt 0 ]; do
+    case "$1" in --sdk | --apinotes | --src | --checkouts | --work) [ $# -ge 2 ] || { echo "selftest: $1 needs a value" >&2; exit 2; } ;; esac
     case "$1" in
         --src) src="${2:-}"; shift 2 ;;
         --work) work="${2:-}"; shift 2 ;;
@@ -105,8 +106,8 @@ expected=(
 )
 
 report="$work/selftest/typecheck.txt"
-bash "$here/typecheck.sh" "${pass[@]}" --src "$copy" --checkouts "$checkouts" --work "$work/selftest/work" \
-    >"$report" 2>&1
+HK_MODULE_CACHE="$work/module-cache" bash "$here/typecheck.sh" ${pass[@]+"${pass[@]}"} --src "$copy" \
+    --checkouts "$checkouts" --work "$work/selftest/work" >"$report" 2>&1
 status=$?
 if [ "$status" -eq 2 ]; then
     cat "$report" >&2
@@ -127,7 +128,8 @@ if [ "$status" -ne 1 ]; then
     missed=$((missed + 1))
 fi
 others=$(grep -E 'error: ' "$report" | grep -vc 'Planted')
-echo "typecheck.sh on the planted copy: exit status $status; errors outside the planted files: $others (full output: $report)"
+echo "typecheck.sh on the planted copy: exit status $status; errors outside the planted files: $others"
+echo "(full output: $report)"
 if [ "$missed" -ne 0 ]; then
     echo "selftest FAILED: $missed of ${#expected[@]} planted mistakes not reported" >&2
     exit 1

@@ -17,6 +17,7 @@
 #                this checkout's)                                          (or HK_CHECKOUTS)
 #   --work       scratch folder for modules, module cache and logs (default: ${TMPDIR:-/tmp}/hybridkit-apple-typecheck)
 #                                                                          (or HK_TYPECHECK_WORK)
+#   HK_MODULE_CACHE  the module cache folder (default: <work>/module-cache)
 # Exit status: 0 no error, 1 errors found (listed), 2 the check could not run (what is missing is printed).
 set -uo pipefail
 
@@ -32,6 +33,7 @@ usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 missing() { echo "apple-sdk-typecheck: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
+    case "$1" in --sdk | --apinotes | --src | --checkouts | --work) [ $# -ge 2 ] || missing "$1 needs a value" ;; esac
     case "$1" in
         --sdk) sdk="${2:-}"; shift 2 ;;
         --apinotes) apinotes="${2:-}"; shift 2 ;;
@@ -69,7 +71,8 @@ checkouts="$(cd "$checkouts" && pwd)"
 mkdir -p "$work" || missing "cannot create work folder '$work'"
 work="$(cd "$work" && pwd)"
 out="$work/modules"
-cache="$work/module-cache"
+# The clang and Swift module cache (SDK modules, keyed by their inputs) outlives a run: the self-test shares it.
+cache="${HK_MODULE_CACHE:-$work/module-cache}"
 logs="$work/logs"
 rm -rf "$out" "$logs"
 mkdir -p "$out" "$cache" "$logs"
@@ -81,8 +84,8 @@ if [ "$(uname -s)" != Darwin ]; then
     # which clash with the SDK's: give swiftc one with only what an Apple target needs from the toolchain (the
     # runtime shims, clang's headers) plus the Darwin toolchain's API notes for Dispatch and os.
     [ -n "$apinotes" ] || missing "on Linux, pass --apinotes <dir> holding Dispatch.apinotes and os.apinotes from
-  swiftlang/swift's apinotes/ folder (for example https://raw.githubusercontent.com/swiftlang/swift/main/apinotes/Dispatch.apinotes
-  and .../os.apinotes): the Linux toolchain has no Darwin API notes"
+  swiftlang/swift's apinotes/ folder (https://raw.githubusercontent.com/swiftlang/swift/main/apinotes/<name>):
+  the Linux toolchain has no Darwin API notes"
     for f in Dispatch.apinotes os.apinotes; do
         [ -f "$apinotes/$f" ] || missing "'$apinotes' has no $f (from swiftlang/swift's apinotes/ folder)"
     done
@@ -110,12 +113,19 @@ PY
     resource=(-resource-dir "$res")
 fi
 
-common=("${target[@]}" -sdk "$sdk" "${resource[@]}" -module-cache-path "$cache" -I "$out" -parse-as-library)
+common=("${target[@]}" -sdk "$sdk" ${resource[@]+"${resource[@]}"} -module-cache-path "$cache" -I "$out")
+common+=(-parse-as-library)
 # Dependencies are compiled for their interface only: their bodies are not what is checked here.
 interface_only=("${common[@]}" -Xfrontend -experimental-skip-all-function-bodies)
 swiftc=(nice -n 10 swiftc)
 
 sources() { find "$@" -name '*.swift' -type f 2>/dev/null | LC_ALL=C sort; }
+# Sets `files` to the Swift files under the given folders (a loop, not mapfile: macOS ships bash 3.2).
+collect() {
+    files=()
+    local f
+    while IFS= read -r f; do files+=("$f"); done < <(sources "$@")
+}
 
 # Stand-ins for what SwiftPM generates or what an older SDK lacks, compiled with the modules that need them.
 gen="$work/generated"
@@ -195,7 +205,7 @@ own() {
 if [ ${#notes[@]} -gt 0 ]; then
     dependency Synchronization -swift-version 6 "$here/stubs/Synchronization.swift"
 fi
-mapfile -t files < <(sources "$checkouts/swift-log/Sources/Logging")
+collect "$checkouts/swift-log/Sources/Logging"
 dependency Logging -swift-version 6 -package-name swift_log -enable-upcoming-feature ExistentialAny \
     -enable-upcoming-feature MemberImportVisibility -enable-upcoming-feature InternalImportsByDefault \
     -enable-upcoming-feature NonisolatedNonsendingByDefault -Xfrontend -require-explicit-sendable "${files[@]}"
@@ -204,46 +214,48 @@ dependency Logging -swift-version 6 -package-name swift_log -enable-upcoming-fea
 # gives the same interface.
 metrics_mode=(-swift-version 6)
 [ ${#notes[@]} -gt 0 ] && metrics_mode=(-swift-version 5 -strict-concurrency=complete)
-mapfile -t files < <(sources "$checkouts/swift-metrics/Sources/CoreMetrics")
+collect "$checkouts/swift-metrics/Sources/CoreMetrics"
 dependency CoreMetrics "${metrics_mode[@]}" -package-name swift_metrics \
     -enable-upcoming-feature MemberImportVisibility "${files[@]}"
-mapfile -t files < <(sources "$checkouts/swift-metrics/Sources/Metrics")
+collect "$checkouts/swift-metrics/Sources/Metrics"
 dependency Metrics "${metrics_mode[@]}" -package-name swift_metrics \
     -enable-upcoming-feature MemberImportVisibility "${files[@]}"
 # swift-crypto on Apple platforms: CRYPTO_IN_SWIFTPM without CRYPTO_IN_SWIFTPM_FORCE_BUILD_API (its manifest sets
 # that one only for Linux, Android, Windows and WASI), so Crypto re-exports the SDK's CryptoKit.
-mapfile -t files < <(sources "$checkouts/swift-crypto/Sources/Crypto")
+collect "$checkouts/swift-crypto/Sources/Crypto"
 dependency Crypto -swift-version 5 -package-name swift_crypto -D CRYPTO_IN_SWIFTPM "${files[@]}"
 # ZIPFoundation uses the SDK's Compression framework on Apple platforms (no zlib module).
-mapfile -t files < <(sources "$checkouts/ZIPFoundation/Sources/ZIPFoundation")
+collect "$checkouts/ZIPFoundation/Sources/ZIPFoundation"
 dependency ZIPFoundation -swift-version 5 -package-name zipfoundation "${files[@]}"
 
 # --- This repository's modules (swiftLanguageModes [.v6]), in dependency order. ---
-mapfile -t files < <(sources "$src/Sources/HybridCookies")
+collect "$src/Sources/HybridCookies"
 own HybridCookies "HybridCookies: bodies + SIL, Swift 6" hybridkit "${files[@]}" "$gen/resource_bundle_accessor.swift"
-mapfile -t files < <(sources "$src/Sources/HybridPackages")
+collect "$src/Sources/HybridPackages"
 own HybridPackages "HybridPackages: bodies + SIL, Swift 6" hybridkit "${files[@]}"
-mapfile -t files < <(sources "$src/Sources/HybridKit")
+collect "$src/Sources/HybridKit"
 own HybridKit "HybridKit: bodies + SIL, Swift 6" hybridkit "${files[@]}" "$gen/resource_bundle_accessor.swift"
-mapfile -t files < <(sources "$src/Sources/HybridKitWK")
+collect "$src/Sources/HybridKitWK"
 own HybridKitWK "HybridKitWK: bodies + SIL, Swift 6 (Apple's WebKit)" hybridkit "${files[@]}"
 # The Shop example's Apple host: its own package (swiftLanguageModes [.v6]); ShopView.swift (SwiftUI + UIKit)
 # is compiled here, not on Linux, where canImport(UIKit) is false.
 shop="$src/Examples/Shop/Sources"
-mapfile -t files < <(sources "$shop/ShopCart")
+collect "$shop/ShopCart"
 own ShopCart "Examples/Shop ShopCart: bodies + SIL, Swift 6" shop "${files[@]}"
-mapfile -t files < <(sources "$shop/ShopiOS")
+collect "$shop/ShopiOS"
 own ShopiOS "Examples/Shop ShopiOS (SwiftUI host): bodies + SIL" shop "${files[@]}"
 
 # --- Report. ---
 echo "Apple SDK type-check of $src"
-echo "  SDK: $sdk ($(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["DisplayName"])' "$sdk/SDKSettings.json" \
-    2>/dev/null || echo "no SDKSettings.json"))"
-echo "  target: arm64-apple-ios18.0, Swift 6 mode, swiftc $(swiftc --version 2>/dev/null | sed -nE 's/.*Swift version ([^ ]+).*/\1/p' | head -n 1)"
-for n in "${notes[@]}"; do echo "  note: $n"; done
+sdk_name="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["DisplayName"])' \
+    "$sdk/SDKSettings.json" 2>/dev/null || echo "no SDKSettings.json")"
+echo "  SDK: $sdk ($sdk_name)"
+compiler="$(swiftc --version 2>/dev/null | sed -nE 's/.*Swift version ([^ ]+).*/\1/p' | head -n 1)"
+echo "  target: arm64-apple-ios18.0, Swift 6 mode, swiftc $compiler"
+for n in ${notes[@]+"${notes[@]}"}; do echo "  note: $n"; done
 printf '  %s\n' "${summary[@]}"
 # Every diagnostic, once, with paths relative to the checked tree.
-for name in "${steps[@]}"; do cat "$logs/$name.log"; done | grep -E '(^|: )(error|warning): ' | sed "s|$src/||" |
-    LC_ALL=C sort -u | sed 's/^/  /'
+for name in "${steps[@]}"; do cat "$logs/$name.log"; done | grep -E '(^|: )(error|warning): ' |
+    sed "s|$src/||" | LC_ALL=C sort -u | sed 's/^/  /'
 echo "total: $total_errors errors, $total_warnings warnings in $(($(date +%s) - started)) s (logs: $logs)"
 [ "$total_errors" -eq 0 ]
