@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the examples and runs the shop app headless: it must pass its own checks, and exit 0 with its output
 # intact run after run (RUNS times, 100 by default) with standard output redirected to a file. ShopiOS (the
-# SwiftUI host) is compiled too: on Linux, against the WebKit stand-in.
+# iOS host) is compiled too: on Linux, ShopHost against the WebKit stand-in; ShopView (SwiftUI) is empty there and
+# only scripts/apple-sdk-typecheck/ compiles it.
 set -euo pipefail
 cd "$(dirname "$0")/../Examples/Shop"
 runs="${RUNS:-100}"
