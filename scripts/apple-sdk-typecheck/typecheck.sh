@@ -168,7 +168,7 @@ step() {
     fi
     total_errors=$((total_errors + errors))
     total_warnings=$((total_warnings + warnings))
-    summary+=("$(printf '%-15s %-52s %3d errors %3d warnings %4ds' "$name" "$what" "$errors" "$warnings" \
+    summary+=("$(printf '%-16s %-52s %3d errors %3d warnings %4ds' "$name" "$what" "$errors" "$warnings" \
         "$(($(date +%s) - t0))")")
     return "$status"
 }
@@ -237,6 +237,9 @@ collect "$src/Sources/HybridKit"
 own HybridKit "HybridKit: bodies + SIL, Swift 6" hybridkit "${files[@]}" "$gen/resource_bundle_accessor.swift"
 collect "$src/Sources/HybridKitWK"
 own HybridKitWK "HybridKitWK: bodies + SIL, Swift 6 (Apple's WebKit)" hybridkit "${files[@]}"
+# Not re-exported, but a product an iOS app's tests link: the fakes and the conformance suite.
+collect "$src/Sources/HybridKitTesting"
+own HybridKitTesting "HybridKitTesting: bodies + SIL, Swift 6" hybridkit "${files[@]}"
 # The Shop example's Apple host: its own package (swiftLanguageModes [.v6]); ShopView.swift (SwiftUI + UIKit)
 # is compiled here, not on Linux, where canImport(UIKit) is false.
 shop="$src/Examples/Shop/Sources"
