@@ -4,6 +4,9 @@ import NIOCore
 import NIOHTTP1
 
 /// One connection to the body channel: preflights and uploads, one at a time, on the connection's event loop.
+///
+/// Until a request's head has opened an upload (and again between requests), the connection waits under the head
+/// deadline and the gate may drop it for a newcomer; an upload is under the upload deadline and kept.
 final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -19,12 +22,54 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
     private let routes: BodyChannelRoutes
     private let port: Int
     private let uploadTimeout: Duration
+    private let headTimeout: Duration
+    private let gate: BodyChannelGate
+    private let slot: BodyChannelGate.Slot
     private var state = State.idle
+    /// Runs while the connection waits for a request head or reads a preflight; cancelled once an upload opens.
+    private var headDeadline: Scheduled<Void>?
 
-    init(routes: BodyChannelRoutes, port: Int, uploadTimeout: Duration) {
+    /// The event the gate sends a connection it drops to make room.
+    struct Evicted: Sendable {}
+
+    init(
+        routes: BodyChannelRoutes, port: Int, uploadTimeout: Duration, headTimeout: Duration, gate: BodyChannelGate,
+        slot: BodyChannelGate.Slot
+    ) {
         self.routes = routes
         self.port = port
         self.uploadTimeout = uploadTimeout
+        self.headTimeout = headTimeout
+        self.gate = gate
+        self.slot = slot
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        awaitHead(context: context, again: false)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.fireChannelActive()
+        // Dropped for a newcomer before it had a channel the gate could close: answered and closed now.
+        if !gate.attach(slot, context.channel) { refuse(.channelBusy(connections: gate.capacity), context) }
+    }
+
+    /// The idle timeout alone does not bound a head: a sender dripping a byte every few seconds is never idle.
+    private func awaitHead(context: ChannelHandlerContext, again: Bool = true) {
+        headDeadline?.cancel()
+        if again { gate.waiting(slot) }
+        let seconds = Int(headTimeout.components.seconds)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        headDeadline = context.eventLoop.scheduleTask(in: TimeAmount(headTimeout)) {
+            let (connection, context) = bound.value
+            switch connection.state {
+            case .idle, .answered:
+                connection.gate.headTimedOut(seconds: seconds)
+                connection.refuse(.headTimedOut(seconds: seconds), context)
+            case .uploading, .closing:
+                break
+            }
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -37,6 +82,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
 
     private func received(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard case .idle = state else { return refuse(.notFound(method: "\(head.method)", path: head.uri), context) }
+        if let malformed = Self.malformation(of: head.headers) { return refuse(.malformedHead(malformed), context) }
         let host = head.headers.first(name: "Host") ?? ""
         guard Self.loopbackHosts(port: port).contains(host.lowercased()) else {
             return refuse(.foreignHost(host), context)
@@ -55,6 +101,9 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
             respond(204, headers: cors, body: nil, keepAlive: head.isKeepAlive, context: context)
             return
         }
+        // The gate may have dropped this connection for a newcomer while its head arrived: nothing is opened then.
+        guard gate.busy(slot) else { return refuse(.channelBusy(connections: gate.capacity), context) }
+        headDeadline?.cancel()
         do {
             let upload = try routes.open(request)
             let origin = request.origin ?? ""
@@ -106,14 +155,21 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
             respond(
                 200, headers: BodyChannelRoutes.corsHeaders(for: origin) + [("Content-Type", "application/json")],
                 body: body, keepAlive: keepAlive, context: context)
+            if keepAlive { awaitHead(context: context) }
         case .answered:
             state = .idle
+            awaitHead(context: context)
         case .idle, .closing:
             break
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is Evicted {
+            // Only a connection waiting for a head is dropped (the gate keeps uploads), so nothing is stored here.
+            if case .uploading = state { return }
+            return refuse(.channelBusy(connections: gate.capacity), context)
+        }
         guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
             return context.fireUserInboundEventTriggered(event)
         }
@@ -127,6 +183,8 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
 
     func channelInactive(context: ChannelHandlerContext) {
         abandonUpload()
+        headDeadline?.cancel()
+        gate.remove(slot)
         state = .closing
         context.fireChannelInactive()
     }
@@ -156,6 +214,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
     private func refuse(_ refusal: BodyChannelRefusal, _ context: ChannelHandlerContext) {
         if case .closing = state { return }
         state = .closing
+        headDeadline?.cancel()
         let body = Data(#"{"error":\#(Self.quoted(refusal.description))}"#.utf8)
         respond(
             refusal.status, headers: [("Content-Type", "application/json")], body: body, keepAlive: false,
@@ -175,10 +234,26 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         }
         let done = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
-        if !keepAlive {
+        // A sender that does not read its answers (requests pipelined by the thousand) would have them pile up in
+        // memory: past the write buffer's high-water mark the connection closes once they are written.
+        if !keepAlive || !context.channel.isWritable {
+            state = .closing
+            headDeadline?.cancel()
             let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
             done.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
         }
+    }
+
+    /// Headers the channel decides on must come once: with two, which one a proxy or the engine meant is a guess
+    /// (RFC 9112 §3.2 requires a 400 for a missing or repeated `Host`).
+    static func malformation(of headers: HTTPHeaders) -> String? {
+        let once = ["Host", "Origin", "Content-Length", BodyChannelRoutes.keyHeader, BodyChannelRoutes.bodyHeader]
+        for name in once {
+            let count = headers[name].count
+            if name == "Host", count == 0 { return "no Host header: send exactly one (RFC 9112 §3.2)" }
+            if count > 1 { return "\(count) \(name) headers: send exactly one" }
+        }
+        return nil
     }
 
     static func loopbackHosts(port: Int) -> Set<String> {

@@ -101,6 +101,20 @@ final class LoopbackAcceptor: Sendable {
         closed.wait()
     }
 
+    /// Whether a whole request head (up to its blank line) already waits in the connection's receive buffer,
+    /// looked at without reading it. The engine writes a head at once and whole; a sender dripping one does not.
+    static func hasWholeHead(_ fd: Int32) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8192) { buffer in
+            let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            guard count >= 4 else { return false }
+            for end in 3..<count
+            where buffer[end] == 10 && buffer[end - 1] == 13 && buffer[end - 2] == 10 && buffer[end - 3] == 13 {
+                return true
+            }
+            return false
+        }
+    }
+
     private static func listeningSocket(ipv6: Bool, port: Int) throws(Failure) -> Int32 {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, streamCloseOnExec, 0)
         guard fd >= 0 else { throw .system("socket", errno) }

@@ -10,17 +10,31 @@ import Synchronization
 ///
 /// Other local processes can reach a loopback port, so nothing is read from an upload before its head passed the
 /// routes (key, origin, reserved body, length), a refusal closes the connection unread, and an upload that stalls
-/// or takes too long is cut and its body dropped.
+/// or takes too long is cut and its body dropped. The connections it holds are bounded (``Limits/maxConnections``,
+/// the longest-waiting head dropped first) and every head has a deadline (``Limits/headTimeout``), so a process
+/// holding connections open cannot take the app's descriptors or keep real uploads out.
 public final class LoopbackBodyChannel: BodyChannel {
     public struct Limits: Sendable, Equatable {
         /// Longest time without a byte from the sender (before or during an upload).
         public var idleTimeout: Duration
         /// Longest time one upload may take from its head to its last byte.
         public var uploadTimeout: Duration
+        /// Longest time from connecting (or from the end of the previous request) to a whole request head; for a
+        /// preflight, to its end. The hooks' XHR sends its head at once: only a sender dripping bytes takes longer.
+        public var headTimeout: Duration
+        /// Most connections served at once. When all are taken, the one waiting longest for a head goes first;
+        /// connections carrying an upload stay, and a new connection is closed at once when every one does. The
+        /// engine opens a few connections per page; 32 leaves room for several pages uploading together.
+        public var maxConnections: Int
 
-        public init(idleTimeout: Duration = .seconds(10), uploadTimeout: Duration = .seconds(120)) {
+        public init(
+            idleTimeout: Duration = .seconds(10), uploadTimeout: Duration = .seconds(120),
+            headTimeout: Duration = .seconds(10), maxConnections: Int = 32
+        ) {
             self.idleTimeout = idleTimeout
             self.uploadTimeout = uploadTimeout
+            self.headTimeout = headTimeout
+            self.maxConnections = maxConnections
         }
     }
 
@@ -40,14 +54,20 @@ public final class LoopbackBodyChannel: BodyChannel {
     /// Whether it also listens on ::1 (a machine without IPv6 loopback has IPv4 only).
     public let listensOnIPv6: Bool
     private let acceptor: LoopbackAcceptor
+    private let gate: BodyChannelGate
     private let listening = Atomic<Bool>(true)
 
     public var endpoint: String? { listening.load(ordering: .acquiring) ? "http://127.0.0.1:\(port)" : nil }
 
-    private init(routes: BodyChannelRoutes, limits: Limits, acceptor: LoopbackAcceptor) {
+    /// Connections held right now, served or being closed (for tests and diagnostics): never more than twice
+    /// ``Limits/maxConnections``.
+    public var connectionsHeld: Int { gate.held }
+
+    private init(routes: BodyChannelRoutes, limits: Limits, acceptor: LoopbackAcceptor, gate: BodyChannelGate) {
         self.routes = routes
         self.limits = limits
         self.acceptor = acceptor
+        self.gate = gate
         port = acceptor.port
         listensOnIPv6 = acceptor.listensOnIPv6
     }
@@ -62,11 +82,23 @@ public final class LoopbackBodyChannel: BodyChannel {
         } catch {
             throw .cannotListen("\(error)")
         }
-        let channel = LoopbackBodyChannel(routes: routes, limits: limits, acceptor: acceptor)
+        let gate = BodyChannelGate(capacity: limits.maxConnections)
+        let channel = LoopbackBodyChannel(routes: routes, limits: limits, acceptor: acceptor, gate: gate)
         let port = acceptor.port
         acceptor.run { descriptor in
-            connectionBootstrap(routes: routes, limits: limits, port: port).withConnectedSocket(descriptor)
-                .whenFailure { _ in close(descriptor) }
+            // Decided on the accepting thread, before NIO: a refused connection costs a close and nothing more.
+            let ready = LoopbackAcceptor.hasWholeHead(descriptor)
+            guard case .admitted(let slot, let evicting) = gate.admit(ready: ready) else {
+                close(descriptor)
+                return
+            }
+            evicting?.pipeline.fireUserInboundEventTriggered(BodyChannelConnection.Evicted())
+            connectionBootstrap(routes: routes, limits: limits, port: port, gate: gate, slot: slot)
+                .withConnectedSocket(descriptor)
+                .whenFailure { _ in
+                    gate.remove(slot)
+                    close(descriptor)
+                }
         }
         return channel
     }
@@ -80,7 +112,9 @@ public final class LoopbackBodyChannel: BodyChannel {
 
     deinit { stop() }
 
-    private static func connectionBootstrap(routes: BodyChannelRoutes, limits: Limits, port: Int) -> ClientBootstrap {
+    private static func connectionBootstrap(
+        routes: BodyChannelRoutes, limits: Limits, port: Int, gate: BodyChannelGate, slot: BodyChannelGate.Slot
+    ) -> ClientBootstrap {
         ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             // Bodies are megabytes: reads of up to 1 MiB (NIO's default stops at 64 KiB) mean fewer trips through
@@ -95,7 +129,9 @@ public final class LoopbackBodyChannel: BodyChannel {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withPipeliningAssistance: false, withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(
-                        BodyChannelConnection(routes: routes, port: port, uploadTimeout: limits.uploadTimeout))
+                        BodyChannelConnection(
+                            routes: routes, port: port, uploadTimeout: limits.uploadTimeout,
+                            headTimeout: limits.headTimeout, gate: gate, slot: slot))
                 }
             }
     }

@@ -18,6 +18,13 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
     case timedOut(seconds: Int)
     /// The connection closed before the body was complete.
     case cut(received: Int, expected: Int)
+    /// A head the channel will not guess at: no `Host` or two (RFC 9112 §3.2), or two of a header the routes decide
+    /// on (`Origin`, `Content-Length`, the key or the body id).
+    case malformedHead(String)
+    /// The request's head (or a preflight's whole request) did not arrive within the head deadline.
+    case headTimedOut(seconds: Int)
+    /// Every connection slot holds an upload or a younger head: this one was dropped to make room, or not kept.
+    case channelBusy(connections: Int)
 
     /// The HTTP status the channel answers with.
     public var status: Int {
@@ -31,6 +38,9 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
         case .store: 400
         case .timedOut: 408
         case .cut: 400
+        case .malformedHead: 400
+        case .headTimedOut: 408
+        case .channelBusy: 503
         }
     }
 
@@ -50,6 +60,13 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
         case .timedOut(let seconds): "the body upload took too long (more than \(seconds) s) and was cut"
         case .cut(let received, let expected):
             "the body upload ended after \(received) of \(expected) bytes"
+        case .malformedHead(let why):
+            "the body channel refused a malformed request head: \(why)"
+        case .headTimedOut(let seconds):
+            "the request head did not arrive within \(seconds) s: the body channel closed the connection"
+        case .channelBusy(let connections):
+            "the body channel holds its most connections (\(connections)) and closed this one; the hooks send the "
+                + "body in slices instead (raise LoopbackBodyChannel.Limits.maxConnections if real uploads hit this)"
         }
     }
 }

@@ -1,0 +1,191 @@
+import HybridKit
+import Logging
+import NIOCore
+import Synchronization
+
+/// The connections one body channel holds, and which one goes when a new one comes and every slot is taken.
+///
+/// Any local process can connect to the channel's port, so the number of connections it holds is bounded whatever
+/// that process does. When every slot is taken, a connection waiting for a request head (still in its head, or
+/// idle between requests) is dropped to make room, the one waiting longest first: closing the new one instead
+/// would let a process that keeps the slots full with slow heads starve every real upload.
+///
+/// A real upload's head comes at once after connecting (the engine writes it whole), so a newcomer whose whole head
+/// is already waiting in the socket is "ready", and only a ready newcomer may drop another ready connection. A
+/// process that reconnects as fast as it is dropped (thousands a second) then churns among its own half-sent
+/// heads and cannot push out a real upload before its head is read; sending whole heads instead gets it nothing,
+/// since every head without a page's key is refused and closed at once. Connections carrying an upload (which
+/// passed the key, origin and reservation checks) are never dropped for a newcomer; when no connection may be
+/// dropped, the new one is closed at once.
+///
+/// A dropped connection counts until it is closed, up to as many again as the slots (closing happens on the
+/// connection's event loop, which a flood keeps busy): the channel never holds more than `2 × capacity`
+/// descriptors of connections, and new ones are closed at once past that.
+final class BodyChannelGate: Sendable {
+    struct Slot: Hashable, Sendable {
+        fileprivate let number: UInt64
+    }
+
+    enum Admission {
+        /// Serve the connection; close `evicting` (if any) to make room.
+        case admitted(Slot, evicting: (any Channel)?)
+        /// Close the connection at once, unread.
+        case refused
+    }
+
+    /// What a connection is doing, as far as who goes first is concerned.
+    private enum Phase {
+        /// Waiting for (the rest of) a request head since `ticket`: the first to go when room is needed. `ready`: its
+        /// whole first head was in the socket when it was accepted.
+        case waiting(ticket: UInt64, ready: Bool)
+        /// Carrying an upload: never dropped for a newcomer.
+        case busy
+        /// Dropped; counted until its connection is closed.
+        case evicting
+    }
+
+    private struct Entry {
+        var channel: (any Channel)?
+        var phase: Phase
+    }
+
+    private struct State {
+        var entries: [UInt64: Entry] = [:]
+        var nextNumber: UInt64 = 0
+        var serving = 0
+        var dropLog = RateLimitedLog()
+    }
+
+    let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+    }
+
+    /// Connections held right now (served and being closed), for tests and diagnostics.
+    var held: Int { state.withLock { $0.entries.count } }
+
+    /// A connection was accepted (`ready`: with its whole head already sent): whether to serve it, and which
+    /// connection to close to make room.
+    func admit(ready: Bool) -> Admission {
+        let (admission, line) = state.withLock { state -> (Admission, String?) in
+            let number = state.nextNumber
+            state.nextNumber += 1
+            var evicting: (any Channel)?
+            if state.serving >= capacity {
+                guard state.entries.count < 2 * capacity,
+                    let oldest = Self.longestWaiting(ready: false, in: state.entries)
+                        ?? (ready ? Self.longestWaiting(ready: true, in: state.entries) : nil)
+                else {
+                    return (.refused, state.dropLog.note(.refused, now: .now))
+                }
+                evicting = state.entries[oldest]?.channel
+                state.entries[oldest]?.phase = .evicting
+                state.serving -= 1
+            }
+            state.entries[number] = Entry(channel: nil, phase: .waiting(ticket: number, ready: ready))
+            state.serving += 1
+            let line = evicting == nil ? nil : state.dropLog.note(.evicted, now: .now)
+            return (.admitted(Slot(number: number), evicting: evicting), line)
+        }
+        if let line { Self.log(line, capacity: capacity) }
+        return admission
+    }
+
+    /// The connection's channel, once it exists. False when it was dropped meanwhile: close it.
+    func attach(_ slot: Slot, _ channel: any Channel) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[slot.number] else { return false }
+            if case .evicting = entry.phase { return false }
+            state.entries[slot.number]?.channel = channel
+            return true
+        }
+    }
+
+    /// The connection waits for its next request head: it may be dropped for any newcomer from now on.
+    func waiting(_ slot: Slot) {
+        state.withLock { state in
+            guard let entry = state.entries[slot.number] else { return }
+            if case .evicting = entry.phase { return }
+            state.entries[slot.number]?.phase = .waiting(ticket: state.nextNumber, ready: false)
+            state.nextNumber += 1
+        }
+    }
+
+    /// The connection's head passed: it carries an upload now and is kept. False when it was already dropped (the
+    /// drop and the head crossed): refuse the upload before opening it.
+    func busy(_ slot: Slot) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[slot.number] else { return false }
+            if case .evicting = entry.phase { return false }
+            state.entries[slot.number]?.phase = .busy
+            return true
+        }
+    }
+
+    /// The connection is closed: its slot is free.
+    func remove(_ slot: Slot) {
+        state.withLock { state in
+            guard let entry = state.entries.removeValue(forKey: slot.number) else { return }
+            if case .evicting = entry.phase { return }
+            state.serving -= 1
+        }
+    }
+
+    /// A connection's head did not come in time.
+    func headTimedOut(seconds: Int) {
+        if let line = state.withLock({ $0.dropLog.note(.headDeadline, now: .now) }) {
+            Logger(label: "hybrid.network").notice(
+                "\(line)",
+                metadata: ["headTimeout": "\(seconds) s", "change": "raise LoopbackBodyChannel.Limits.headTimeout if real uploads hit this"])
+        }
+    }
+
+    private static func longestWaiting(ready: Bool, in entries: [UInt64: Entry]) -> UInt64? {
+        var oldest: (number: UInt64, ticket: UInt64)?
+        for (number, entry) in entries {
+            guard case .waiting(let ticket, ready) = entry.phase else { continue }
+            if oldest.map({ ticket < $0.ticket }) ?? true { oldest = (number, ticket) }
+        }
+        return oldest?.number
+    }
+
+    private static func log(_ line: String, capacity: Int) {
+        // Made per line, not once per process: a logger keeps the backend it was made with, and the app may
+        // bootstrap its backend after the channel started.
+        Logger(label: "hybrid.network").notice(
+            "\(line)",
+            metadata: [
+                "maxConnections": "\(capacity)",
+                "change": "raise LoopbackBodyChannel.Limits.maxConnections if real uploads hit this; else a local process is flooding the port",
+            ])
+    }
+}
+
+/// At most one log line per reason per `interval`, saying how many drops it stands for: a flood of thousands of
+/// connections a second must not flood the log too.
+struct RateLimitedLog {
+    enum Reason: String, CaseIterable {
+        case evicted = "closed a connection still waiting for its request head to make room"
+        case refused = "closed a new connection at once: every slot holds an upload or a head that is ahead of it"
+        case headDeadline = "closed a connection whose request head did not arrive in time"
+    }
+
+    var interval: Duration = .seconds(10)
+    private var lastLine: [Reason: ContinuousClock.Instant] = [:]
+    private var unreported: [Reason: Int] = [:]
+
+    /// The line to log for this drop, or nil when one was logged for the same reason less than `interval` ago
+    /// (the drop is then counted into the next line).
+    mutating func note(_ reason: Reason, now: ContinuousClock.Instant) -> String? {
+        let count = unreported[reason, default: 0] + 1
+        if let last = lastLine[reason], now - last < interval {
+            unreported[reason] = count
+            return nil
+        }
+        lastLine[reason] = now
+        unreported[reason] = 0
+        return "body channel \(reason.rawValue) (\(count) since the last such line)"
+    }
+}
