@@ -32,12 +32,12 @@ src="$(cd "$src" && pwd)"
 copy="$work/selftest/src"
 rm -rf "$work/selftest"
 mkdir -p "$copy/Sources" "$copy/Examples/Shop"
-for m in HybridCookies HybridPackages HybridKit HybridKitWK; do cp -R "$src/Sources/$m" "$copy/Sources/"; done
+for m in HybridCookies HybridPackages HybridKit HybridKitWK HybridKitTesting; do cp -R "$src/Sources/$m" "$copy/Sources/"; done
 cp -R "$src/Examples/Shop/Sources" "$copy/Examples/Shop/"
 
 # Each planted file is new, so the plants do not depend on the current text of the real sources.
 # HybridKitWK, type-checking against the SDK's WebKit: an API that does not exist, main-actor violations, a
-# Sendable violation. Swift treats isolation imported from Objective-C headers (WKWebView is a UIView, so on the
+# Sendable violation, a delegate method WebKit would not call. Swift treats isolation imported from Objective-C headers (WKWebView is a UIView, so on the
 # main actor) as @preconcurrency: calling it off the main actor is a warning even in Swift 6 mode, so that plant
 # expects a warning, and a main-actor type declared in Swift is what an error is expected for.
 cat >"$copy/Sources/HybridKitWK/PlantedMistakes.swift" <<'SWIFT'
@@ -62,6 +62,14 @@ func plantedWebKitMainActorViolation(_ webView: WKWebView) {
 
 struct PlantedSendableViolation: Sendable {
     let text: NSMutableString
+}
+
+// An optional delegate method with a wrong handler type: WebKit would never call it (a warning, not an error).
+@MainActor final class PlantedNavigationDelegate: NSObject, WKNavigationDelegate {
+    func webView(
+        _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction,
+        decisionHandler: @escaping @MainActor @Sendable (Bool) -> Void
+    ) {}
 }
 SWIFT
 # HybridKit: a function body (the re-exported modules' bodies are checked, not only their interfaces).
@@ -100,6 +108,7 @@ expected=(
     "Sources/HybridKitWK/PlantedMistakes.swift:.*error: main actor-isolated property 'webView' can not be referenced from a nonisolated context"
     "Sources/HybridKitWK/PlantedMistakes.swift:.*warning: call to main actor-isolated instance method 'reload\(\)' in a synchronous nonisolated context"
     "Sources/HybridKitWK/PlantedMistakes.swift:.*error: stored property 'text' of 'Sendable'-conforming struct 'PlantedSendableViolation' has non-Sendable type 'NSMutableString'"
+    "Sources/HybridKitWK/PlantedMistakes.swift:.*warning: instance method 'webView\(_:decidePolicyFor:decisionHandler:\)' nearly matches optional requirement"
     "Sources/HybridKit/PlantedMistake.swift:.*error: .*has no member 'plantedMissingCount'"
     "Sources/HybridCookies/PlantedRace.swift:.*error: sending 'text' risks causing data races"
     "Examples/Shop/Sources/ShopiOS/PlantedMistake.swift:.*error: value of type 'ShopView' has no member 'plantedMissingView'"

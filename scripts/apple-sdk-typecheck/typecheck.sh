@@ -56,7 +56,10 @@ for need in usr/lib/swift/Swift.swiftmodule System/Library/Frameworks/Foundation
     System/Library/Frameworks/SwiftUI.framework System/Library/Frameworks/UIKit.framework; do
     [ -e "$sdk/$need" ] || missing "SDK '$sdk' has no $need: give an iPhoneOS SDK (not a simulator or macOS one)"
 done
-[ -d "$src/Sources/HybridKitWK" ] || missing "--src '$src' is not a HybridKit checkout (no Sources/HybridKitWK)"
+for module in HybridCookies HybridPackages HybridKit HybridKitWK HybridKitTesting; do
+    [ -d "$src/Sources/$module" ] || missing "--src '$src' is not a HybridKit checkout (no Sources/$module)"
+done
+[ -d "$src/Examples/Shop/Sources/ShopiOS" ] || missing "--src '$src' has no Examples/Shop/Sources/ShopiOS"
 src="$(cd "$src" && pwd)"
 if [ -z "$checkouts" ]; then
     checkouts="$src/.build/checkouts"
