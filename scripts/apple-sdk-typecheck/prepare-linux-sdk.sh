@@ -34,6 +34,11 @@ subject="$(git -C "$repo" log -1 --format=%s 2>/dev/null)" ||
     echo "warning: HEAD of '$repo' is '$subject', not the '17.4' commit these patches were written for" >&2
 command -v python3 >/dev/null || { echo "python3 is needed" >&2; exit 2; }
 
+# The output folder is replaced: refuse one that holds anything but an SDK (a mistyped path would be wiped).
+if [ -e "$dest" ] && [ -n "$(ls -A "$dest" 2>/dev/null)" ] && [ ! -f "$dest/SDKSettings.json" ]; then
+    echo "'$dest' is not empty and is not an SDK: give a new folder" >&2
+    exit 2
+fi
 rm -rf "$dest"
 mkdir -p "$dest"
 # Only what a compiler reads: headers, module maps, Swift interfaces. Linker stubs and docs are left out (the
