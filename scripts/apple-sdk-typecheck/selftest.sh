@@ -115,7 +115,7 @@ expected=(
 )
 
 report="$work/selftest/typecheck.txt"
-HK_MODULE_CACHE="$work/module-cache" bash "$here/typecheck.sh" ${pass[@]+"${pass[@]}"} --src "$copy" \
+HK_MODULE_CACHE="$work/module-cache" HK_DEPS_CACHE="$work/dependencies" bash "$here/typecheck.sh" ${pass[@]+"${pass[@]}"} --src "$copy" \
     --checkouts "$checkouts" --work "$work/selftest/work" >"$report" 2>&1
 status=$?
 if [ "$status" -eq 2 ]; then

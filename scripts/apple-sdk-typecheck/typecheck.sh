@@ -18,6 +18,7 @@
 #   --work       scratch folder for modules, module cache and logs (default: ${TMPDIR:-/tmp}/hybridkit-apple-typecheck)
 #                                                                          (or HK_TYPECHECK_WORK)
 #   HK_MODULE_CACHE  the module cache folder (default: <work>/module-cache)
+#   HK_DEPS_CACHE    where compiled dependencies are kept between runs (default: <work>/dependencies)
 # Exit status: 0 no error, 1 errors found (listed), 2 the check could not run (what is missing is printed).
 set -uo pipefail
 
@@ -116,7 +117,32 @@ PY
     resource=(-resource-dir "$res")
 fi
 
-common=("${target[@]}" -sdk "$sdk" ${resource[@]+"${resource[@]}"} -module-cache-path "$cache" -I "$out")
+# Dependencies are compiled once and reused while nothing they are built from changes: the key covers the SDK,
+# the compiler, this script, the Synchronization stand-in and every dependency source file (path, size, time).
+deps_key="$(python3 - "$sdk" "$0" "$here/stubs/Synchronization.swift" "$checkouts" <<'PY'
+import hashlib, os, subprocess, sys
+sdk, script, stub, checkouts = sys.argv[1:5]
+key = hashlib.sha256()
+key.update(sdk.encode())
+for path in (os.path.join(sdk, "SDKSettings.json"), os.path.join(sdk, "usr/lib/swift/Swift.swiftmodule")):
+    if os.path.exists(path):
+        key.update(f"{path}:{os.stat(path).st_mtime_ns}".encode())
+key.update(subprocess.run(["swiftc", "--version"], capture_output=True).stdout)
+for path in (script, stub):
+    key.update(open(path, "rb").read())
+for dep in ("swift-log", "swift-metrics", "swift-crypto", "ZIPFoundation"):
+    for root, dirs, names in sorted(os.walk(os.path.join(checkouts, dep, "Sources"))):
+        for name in sorted(names):
+            st = os.stat(os.path.join(root, name))
+            key.update(f"{root}/{name}:{st.st_size}:{st.st_mtime_ns}".encode())
+print(key.hexdigest()[:16])
+PY
+)" || missing "could not compute the dependencies' cache key (python3?)"
+deps_root="${HK_DEPS_CACHE:-$work/dependencies}"
+deps="$deps_root/$deps_key"
+deps_reused=false
+[ -f "$deps/complete" ] && deps_reused=true
+common=("${target[@]}" -sdk "$sdk" ${resource[@]+"${resource[@]}"} -module-cache-path "$cache" -I "$deps" -I "$out")
 common+=(-parse-as-library)
 # Dependencies are compiled for their interface only: their bodies are not what is checked here.
 interface_only=("${common[@]}" -Xfrontend -experimental-skip-all-function-bodies)
@@ -142,7 +168,9 @@ extension Foundation.Bundle {
 }
 SWIFT
 notes=()
+needs_sync_stub=false
 if [ ! -e "$sdk/usr/lib/swift/Synchronization.swiftmodule" ]; then
+    needs_sync_stub=true
     notes+=("the SDK has no Synchronization module (it predates iOS 18): Mutex and Atomic are checked against
   $here/stubs/Synchronization.swift, which has the iOS 18 signatures HybridKit uses")
 fi
@@ -180,7 +208,7 @@ step() {
 dependency() {
     local name="$1"
     shift
-    if ! "${swiftc[@]}" -emit-module -module-name "$name" -emit-module-path "$out/$name.swiftmodule" \
+    if ! "${swiftc[@]}" -emit-module -module-name "$name" -emit-module-path "$deps_build/$name.swiftmodule" \
         "${interface_only[@]}" "$@" >"$logs/dep-$name.log" 2>&1; then
         echo "apple-sdk-typecheck: dependency $name did not compile for iOS against '$sdk':" >&2
         grep -E 'error: ' "$logs/dep-$name.log" | head -n 5 >&2
@@ -205,7 +233,15 @@ own() {
 }
 
 # --- Dependencies, each with its own package's settings as SwiftPM applies them when building for iOS. ---
-if [ ${#notes[@]} -gt 0 ]; then
+# Built in a private folder, then moved into place whole, so a concurrent or interrupted run never reuses a
+# partial set.
+if ! $deps_reused; then
+mkdir -p "$deps_root"
+deps_build="$(mktemp -d "$deps_root/building.XXXXXX")"
+deps_started=$(date +%s)
+interface_only_checks=("${interface_only[@]}")
+interface_only+=(-I "$deps_build")
+if $needs_sync_stub; then
     dependency Synchronization -swift-version 6 "$here/stubs/Synchronization.swift"
 fi
 collect "$checkouts/swift-log/Sources/Logging"
@@ -216,7 +252,7 @@ dependency Logging -swift-version 6 -package-name swift_log -enable-upcoming-fea
 # pre-6.0 property-wrapper form, a mutable static Swift 6 refuses; Swift 5 mode with complete strict concurrency
 # gives the same interface.
 metrics_mode=(-swift-version 6)
-[ ${#notes[@]} -gt 0 ] && metrics_mode=(-swift-version 5 -strict-concurrency=complete)
+$needs_sync_stub && metrics_mode=(-swift-version 5 -strict-concurrency=complete)
 collect "$checkouts/swift-metrics/Sources/CoreMetrics"
 dependency CoreMetrics "${metrics_mode[@]}" -package-name swift_metrics \
     -enable-upcoming-feature MemberImportVisibility "${files[@]}"
@@ -230,6 +266,14 @@ dependency Crypto -swift-version 5 -package-name swift_crypto -D CRYPTO_IN_SWIFT
 # ZIPFoundation uses the SDK's Compression framework on Apple platforms (no zlib module).
 collect "$checkouts/ZIPFoundation/Sources/ZIPFoundation"
 dependency ZIPFoundation -swift-version 5 -package-name zipfoundation "${files[@]}"
+touch "$deps_build/complete"
+rm -rf "$deps"
+mv "$deps_build" "$deps" 2>/dev/null || rm -rf "$deps_build"  # another run finished first: use its set
+interface_only=("${interface_only_checks[@]}")
+notes+=("dependencies compiled for iOS in $(($(date +%s) - deps_started)) s, kept in $deps")
+else
+notes+=("dependencies reused from $deps")
+fi
 
 # --- This repository's modules (swiftLanguageModes [.v6]), in dependency order. ---
 collect "$src/Sources/HybridCookies"
