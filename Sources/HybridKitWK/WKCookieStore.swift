@@ -13,15 +13,43 @@
 
     /// WKHTTPCookieStore → the port's cookie store. WKHTTPCookieStore can only list every cookie, so the cookies
     /// for a URL are chosen here with HybridCookies' RFC 6265 rules (the jar's own domain- and path-match).
+    ///
+    /// WebKit keys cookie-store observers by address, holds them weakly and ignores an `add` for a key it holds: an
+    /// observer that dies registered leaves its key behind, and the next object allocated at that address is never
+    /// told. So the observer is a small object of its own that stays alive until it has been removed: on
+    /// ``detach()`` (the engine closes) or, for an engine dropped without closing, in a main-actor task the
+    /// deinitializer starts.
     @MainActor
-    final class WKCookieStore: NSObject, EngineCookieStore, WKHTTPCookieStoreObserver {
+    final class WKCookieStore: NSObject, EngineCookieStore {
         private let store: WKHTTPCookieStore
+        private let relay = CookieChangeRelay()
         private var observers: [@Sendable () -> Void] = []
+        private var attached = false
 
         init(store: WKHTTPCookieStore) {
             self.store = store
             super.init()
-            store.add(self)
+            relay.owner = self
+            store.add(relay)
+            attached = true
+        }
+
+        /// Unregisters from WebKit; later engine-side changes are no longer reported. Repeatable.
+        func detach() {
+            guard attached else { return }
+            attached = false
+            store.remove(relay)
+            observers.removeAll()
+        }
+
+        // Not `isolated deinit` (it needs a newer runtime than the package's iOS 18 / macOS 15): the relay and the
+        // store are main-actor objects (Sendable), removed on the main actor; the relay lives until then, so its
+        // address cannot be reused while WebKit still holds its key.
+        deinit {
+            guard attached else { return }
+            let store = store
+            let relay = relay
+            Task { @MainActor in store.remove(relay) }
         }
 
         nonisolated func cookies(for url: URL?) async throws(EngineError) -> [EngineCookie] {
@@ -56,10 +84,11 @@
         }
 
         nonisolated func observeChanges(_ observer: @escaping @Sendable () -> Void) {
-            onMain { self.observers.append(observer) }
+            // A closed engine's store is no longer registered with WebKit: nothing would ever call it.
+            onMain { if self.attached { self.observers.append(observer) } }
         }
 
-        func cookiesDidChange(in cookieStore: WKHTTPCookieStore) {
+        fileprivate func storeDidChange() {
             for observer in observers { observer() }
         }
 
@@ -116,6 +145,16 @@
             case .some(.none), nil: break
             }
             return properties
+        }
+    }
+
+    /// What WebKit registers: forwards changes to the engine's cookie store while it lives.
+    @MainActor
+    final class CookieChangeRelay: NSObject, WKHTTPCookieStoreObserver {
+        weak var owner: WKCookieStore?
+
+        func cookiesDidChange(in cookieStore: WKHTTPCookieStore) {
+            owner?.storeDidChange()
         }
     }
 #endif

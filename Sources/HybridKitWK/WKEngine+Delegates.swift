@@ -27,7 +27,8 @@
                     body: request.httpBody),
                 kind: Self.kind(navigationAction.navigationType),
                 isMainFrame: navigationAction.targetFrame?.isMainFrame ?? true,
-                opensNewWindow: navigationAction.targetFrame == nil)
+                opensNewWindow: navigationAction.targetFrame == nil,
+                isUserGesture: Self.isUserGesture(navigationAction))
             let allowed = navigationDelegate?.decidePolicy(for: action) != .cancel
             // `<a download>`: the action itself says so; the download then reaches `didBecome download`.
             decisionHandler(allowed ? (navigationAction.shouldPerformDownload ? .download : .allow) : .cancel)
@@ -91,6 +92,22 @@
             navigationDelegate?.webProcessDidTerminate(reason: .crashed)
         }
 
+        /// WKWebView has no user-gesture flag: a click on a link or a form submission (`linkActivated`,
+        /// `formSubmitted`) counts as one, and on macOS so does any navigation a mouse button caused
+        /// (`buttonNumber`; on iOS that property needs iOS 18.4). A page can imitate both (`a.click()`,
+        /// `form.submit()`), as it can on WebKitGTK: a convenience for hosts, never a security signal.
+        static func isUserGesture(_ action: WKNavigationAction) -> Bool {
+            switch action.navigationType {
+            case .linkActivated, .formSubmitted: return true
+            default:
+                #if os(macOS)
+                    return action.buttonNumber > 0
+                #else
+                    return false
+                #endif
+            }
+        }
+
         private static func kind(_ type: WKNavigationType) -> NavigationAction.Kind {
             switch type {
             case .linkActivated: .linkActivated
@@ -112,7 +129,8 @@
         ) -> WKWebView? {
             let action = NavigationAction(
                 request: EngineRequest(url: navigationAction.request.url ?? URL(fileURLWithPath: "/")),
-                kind: .other, isMainFrame: true, opensNewWindow: true)
+                kind: .other, isMainFrame: true, opensNewWindow: true,
+                isUserGesture: Self.isUserGesture(navigationAction))
             _ = navigationDelegate?.decidePolicy(for: action)
             return nil
         }

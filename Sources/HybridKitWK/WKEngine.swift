@@ -28,6 +28,9 @@
     public final class WKEngine: NSObject, WebEngine {
         public let webView: WKWebView
         private var schemeBridges: [String: SchemeHandlerBridge] = [:]
+        // The engine owns its handlers; the bridges the configuration retains hold them weakly (see
+        // SchemeHandlerBridge), so a view a host keeps does not keep a dropped container's handlers alive.
+        private var schemeHandlers: [String: any SchemeHandler] = [:]
         private var messageProxies: [String: MessageProxy] = [:]
         private var addedScripts: [UserScript] = []
         private weak var delegate: (any NavigationDelegate)?
@@ -35,17 +38,22 @@
         private let cookies: WKCookieStore
         private(set) var closed = false
         nonisolated static let logger = Logger(label: "hybrid.wk")
+        /// A view's frame until the host lays it out: a phone screen in points, so a pooled page lays out and
+        /// snapshots as it will be shown.
+        public nonisolated static let defaultViewFrame = CGRect(x: 0, y: 0, width: 390, height: 844)
 
         /// - Parameters:
         ///   - configuration: the web view's configuration; the schemes' handlers and `settings` are added to it.
         ///   - schemes: custom schemes this view will serve; WKWebView cannot add one later. Handlers are set
         ///     with ``setSchemeHandler(_:forScheme:)``; until then a request to the scheme fails as not found.
         ///   - settings: applied to `configuration` before the view is made (WKWebView copies it at creation).
+        ///   - frame: the view's frame until the host lays it out; not empty, since WebKit cannot snapshot an empty
+        ///     view (``defaultViewFrame``, a phone screen in points).
         /// - Throws: `EngineError.schemeNotAllowed` for a scheme WebKit handles itself (http, https, file…)
         ///   or one `configuration` already has a handler for — WebKit would raise an exception for either.
         public init(
             configuration: WKWebViewConfiguration = WKWebViewConfiguration(), schemes: Set<String> = [],
-            settings: WebViewSettings = WebViewSettings()
+            settings: WebViewSettings = WebViewSettings(), frame: CGRect = WKEngine.defaultViewFrame
         ) throws(EngineError) {
             for scheme in schemes.map({ $0.lowercased() }).sorted() {
                 guard !WKWebView.handlesURLScheme(scheme), configuration.urlSchemeHandler(forURLScheme: scheme) == nil,
@@ -56,7 +64,11 @@
                 schemeBridges[scheme] = bridge
             }
             Self.apply(settings, to: configuration)
-            webView = WKWebView(frame: .zero, configuration: configuration)
+            if frame.isEmpty {
+                Self.logger.notice(
+                    "WKEngine given an empty frame \(frame.size.width)×\(frame.size.height): using \(Self.defaultViewFrame.size.width)×\(Self.defaultViewFrame.size.height) instead, since WebKit cannot snapshot an empty view; pass a non-empty frame")
+            }
+            webView = WKWebView(frame: frame.isEmpty ? Self.defaultViewFrame : frame, configuration: configuration)
             if case .replacing(let agent) = settings.userAgent { webView.customUserAgent = agent }
             cookies = WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
             super.init()
@@ -69,7 +81,10 @@
             schemeHandlers: [String: any SchemeHandler], settings: WebViewSettings = WebViewSettings()
         ) throws(EngineError) {
             try self.init(configuration: configuration, schemes: Set(schemeHandlers.keys), settings: settings)
-            for (scheme, handler) in schemeHandlers { schemeBridges[scheme.lowercased()]?.handler = handler }
+            for (scheme, handler) in schemeHandlers where schemeBridges[scheme.lowercased()] != nil {
+                self.schemeHandlers[scheme.lowercased()] = handler
+                schemeBridges[scheme.lowercased()]?.handler = handler
+            }
         }
 
         public nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
@@ -207,6 +222,7 @@
                         "adding the '\(scheme)' scheme after the WKWebView exists; name it when creating the engine "
                             + "(WKEngine(schemes:) or WKEngineFactory(schemes:))")
                 }
+                schemeHandlers[key] = handler
                 bridge.handler = handler
                 return nil
             }
@@ -267,12 +283,19 @@
                 closed = true
                 webView.stopLoading()
                 // Scheme tasks end now: handlers hear stop, and calls they still make are dropped, not sent.
-                for bridge in schemeBridges.values { bridge.stopAll() }
+                for bridge in schemeBridges.values {
+                    bridge.stopAll()
+                    bridge.handler = nil
+                }
+                // Requests the view still makes fail as not found; the handlers go with the engine's hold on them.
+                schemeHandlers.removeAll()
                 for name in messageProxies.keys {
                     webView.configuration.userContentController.removeScriptMessageHandler(
                         forName: name, contentWorld: .page)
                 }
                 messageProxies.removeAll()
+                // WebKit keeps the observer's key until it is removed (see WKCookieStore).
+                cookies.detach()
                 webView.configuration.userContentController.removeAllUserScripts()
                 addedScripts.removeAll()
                 delegate = nil

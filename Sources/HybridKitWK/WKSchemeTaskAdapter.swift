@@ -12,22 +12,61 @@
 
     /// WKURLSchemeHandler → the port's SchemeHandler, for one scheme registered when the view was made.
     /// The handler can change (the container's slot); a task keeps the handler that started it.
+    ///
+    /// The configuration (and so the web view, however long a host keeps it) retains this bridge, so it holds the
+    /// handler weakly: the engine holds it strongly, and an engine dropped without `close()` releases it.
     @MainActor
     final class SchemeHandlerBridge: NSObject, WKURLSchemeHandler {
-        var handler: (any SchemeHandler)?
+        weak var handler: (any SchemeHandler)?
         // Open tasks only: a task leaves on finish, fail or stop, so its adapter and body are released.
         private var tasks: [ObjectIdentifier: WKSchemeTaskAdapter] = [:]
+        // Tasks whose body is being read off the main thread; started when it is in, unless stopped first.
+        private var reading: [ObjectIdentifier: any WKURLSchemeTask] = [:]
 
-        var openTaskCount: Int { tasks.count }
+        var openTaskCount: Int { tasks.count + reading.count }
 
         func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
             let key = ObjectIdentifier(urlSchemeTask)
             guard let handler else {
-                // No handler set yet: fail it (allowed before a response), so the page does not wait forever.
+                // No handler set yet (or its engine is gone): fail it (allowed before a response), so the page
+                // does not wait forever.
+                WKEngine.logger.notice(
+                    "custom-scheme request \(urlSchemeTask.request.url?.absoluteString ?? "?") failed: no handler for its scheme; set one with setSchemeHandler(_:forScheme:) before loading, and keep the engine (or its container) alive while its view loads")
                 urlSchemeTask.didFailWithError(WKSchemeTaskAdapter.nsError(.notFound("no handler for this scheme yet")))
                 return
             }
-            let adapter = WKSchemeTaskAdapter(task: urlSchemeTask, handler: handler) { [weak self] in
+            let (request, stream) = WKSchemeTaskAdapter.engineRequest(
+                urlSchemeTask.request, mayReadBody: handler.mayReadBody(of:))
+            guard let stream else { return begin(urlSchemeTask, request: request, handler: handler) }
+            // WebKit hands an upload over as a stream that fills as the page sends it: a large one read here would
+            // block the UI. It is read on another thread, and the handler starts with the whole body.
+            reading[key] = urlSchemeTask
+            let body = BodyStreamHandOff(stream)
+            DispatchQueue.global(qos: .userInitiated).async {
+                let data = body.readAll()
+                DispatchQueue.main.async {
+                    MainActor.assumeIsolated { self.bodyRead(key, request: request, body: data) }
+                }
+            }
+        }
+
+        private func bodyRead(_ key: ObjectIdentifier, request: EngineRequest, body: Data) {
+            // Stopped (or the view closed) while the body was read: WebKit must not hear of the task again.
+            guard let task = reading.removeValue(forKey: key) else { return }
+            guard let handler else {
+                WKEngine.logger.notice(
+                    "custom-scheme request \(request.url.absoluteString) failed: its engine was released while the body was read; keep the engine (or its container) alive while its view loads")
+                task.didFailWithError(WKSchemeTaskAdapter.nsError(.notFound("no handler for this scheme any more")))
+                return
+            }
+            var withBody = request
+            withBody.body = body
+            begin(task, request: withBody, handler: handler)
+        }
+
+        private func begin(_ task: any WKURLSchemeTask, request: EngineRequest, handler: any SchemeHandler) {
+            let key = ObjectIdentifier(task)
+            let adapter = WKSchemeTaskAdapter(task: task, request: request, handler: handler) { [weak self] in
                 self?.tasks.removeValue(forKey: key)
             }
             tasks[key] = adapter
@@ -35,16 +74,27 @@
         }
 
         func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
-            guard let adapter = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
+            let key = ObjectIdentifier(urlSchemeTask)
+            if reading.removeValue(forKey: key) != nil { return }
+            guard let adapter = tasks.removeValue(forKey: key) else { return }
             if adapter.markStopped() { adapter.handler.stop(adapter) }
         }
 
         /// The view is closing: every open task is stopped for its handler, and never touched again.
         func stopAll() {
+            reading.removeAll()
             let open = tasks.values
             tasks.removeAll()
             for adapter in open where adapter.markStopped() { adapter.handler.stop(adapter) }
         }
+    }
+
+    /// A request's body stream, handed from the main thread to the one thread that reads it and never touched on
+    /// the main thread again; that single hand-off is why it may cross threads.
+    final class BodyStreamHandOff: @unchecked Sendable {
+        private let stream: InputStream
+        init(_ stream: InputStream) { self.stream = stream }
+        func readAll() -> Data { WKSchemeTaskAdapter.readAll(stream) }
     }
 
     /// One WKURLSchemeTask behind the port's SchemeTask. WebKit raises an Objective-C exception for a call out of
@@ -60,11 +110,23 @@
         private let onEnd: @MainActor () -> Void
         private(set) var violations: [SchemeTaskOrderViolation] = []
 
-        init(task: any WKURLSchemeTask, handler: any SchemeHandler, onEnd: @escaping @MainActor () -> Void) {
+        /// `request` is the task's request as the port sees it, its body already read (``engineRequest(_:mayReadBody:)``
+        /// and ``readAll(_:)``, off the main thread).
+        init(
+            task: any WKURLSchemeTask, request: EngineRequest, handler: any SchemeHandler,
+            onEnd: @escaping @MainActor () -> Void
+        ) {
             self.task = task
             self.handler = handler
             self.onEnd = onEnd
-            request = Self.engineRequest(task.request, mayReadBody: handler.mayReadBody(of:))
+            self.request = request
+        }
+
+        /// For a request with no body stream to read (tests, GETs): reads `httpBody` only, never a stream.
+        convenience init(task: any WKURLSchemeTask, handler: any SchemeHandler, onEnd: @escaping @MainActor () -> Void)
+        {
+            let (request, _) = Self.engineRequest(task.request, mayReadBody: handler.mayReadBody(of:))
+            self.init(task: task, request: request, handler: handler, onEnd: onEnd)
         }
 
         nonisolated func respond(_ response: SchemeResponse) { onMain { self.respondOnMain(response) } }
@@ -140,32 +202,32 @@
                 domain: NSURLErrorDomain, code: code, userInfo: [NSLocalizedDescriptionKey: error.description])
         }
 
-        /// The request as the port sees it. WebKit hands XHR and fetch bodies over as `httpBodyStream` (and form
-        /// posts as `httpBody`); the handler is asked first whether the body may be read at all
-        /// (`SchemeHandler/mayReadBody(of:)`), as on WebKitGTK.
+        /// The request as the port sees it, and the body stream still to be read, if any. WebKit hands XHR and
+        /// fetch bodies over as `httpBodyStream` (and form posts as `httpBody`); the handler is asked first whether
+        /// the body may be read at all (`SchemeHandler/mayReadBody(of:)`), as on WebKitGTK. The stream is not read
+        /// here: the caller reads it off the main thread (``readAll(_:)``) and sets `body`.
         nonisolated static func engineRequest(_ urlRequest: URLRequest, mayReadBody: (EngineRequest) -> Bool)
-            -> EngineRequest
+            -> (request: EngineRequest, bodyStream: InputStream?)
         {
             let method = urlRequest.httpMethod ?? "GET"
             var request = EngineRequest(
                 url: urlRequest.url ?? URL(fileURLWithPath: "/"), method: method,
                 headers: (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-            if method == "GET" || method == "HEAD" { return request }
-            guard urlRequest.httpBody != nil || urlRequest.httpBodyStream != nil else { return request }
+            if method == "GET" || method == "HEAD" { return (request, nil) }
+            guard urlRequest.httpBody != nil || urlRequest.httpBodyStream != nil else { return (request, nil) }
             guard mayReadBody(request) else {
                 request.bodyWithheld = true
-                return request
+                return (request, nil)
             }
             if let body = urlRequest.httpBody {
                 request.body = body
-            } else if let stream = urlRequest.httpBodyStream {
-                request.body = readAll(stream)
+                return (request, nil)
             }
-            return request
+            return (request, urlRequest.httpBodyStream)
         }
 
-        /// WebKit's body streams hold the bytes already in the app's process; reading them here does not wait on
-        /// the network.
+        /// Reads a body stream to its end. It fills as the page uploads, so a read may wait: never call this on the
+        /// main thread.
         nonisolated static func readAll(_ stream: InputStream) -> Data {
             stream.open()
             defer { stream.close() }

@@ -24,7 +24,7 @@
         let messageRelay = MessageRelay()
         private var schemeRelays: [SchemeRelay] = []
 
-        init(backend: WKStandInBackend, settings: WebViewSettings, schemes: [String]) {
+        init(backend: WKStandInBackend, settings: WebViewSettings, schemes: [String], store: WKStandInDataStoreID) {
             lane = EngineLane(executor: backend.executor())
             navigationRelay.backing = self
             uiRelay.backing = self
@@ -33,7 +33,7 @@
             schemeRelays = relays
             lane.post { [self] in
                 do throws(EngineError) {
-                    let engine = try backend.makeEngine(settings)
+                    let engine = try backend.makeEngineInStore(settings, store)
                     engine.navigationDelegate = navigationRelay
                     engine.uiDelegate = uiRelay
                     for relay in relays { try engine.setSchemeHandler(relay, forScheme: relay.scheme) }

@@ -15,15 +15,26 @@
     public struct WKStandInBackend: Sendable {
         /// The executor every call into the engine runs on (GTK's thread for WebKitGTK).
         public let executor: @Sendable () -> UnownedSerialExecutor
-        /// Makes one engine; called on `executor`, with the settings the WKWebViewConfiguration asked for.
-        public let makeEngine: @Sendable (WebViewSettings) throws(EngineError) -> any WebEngine
+        /// Makes one engine; called on `executor`, with the settings the WKWebViewConfiguration asked for and the
+        /// website data store the view uses. Engines of one store must share its website data (cookies above all)
+        /// and engines of different stores must not, as WebKit's network sessions do.
+        public let makeEngineInStore: @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
 
+        public init(
+            executor: @escaping @Sendable () -> UnownedSerialExecutor,
+            makeEngineInStore: @escaping @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
+        ) {
+            self.executor = executor
+            self.makeEngineInStore = makeEngineInStore
+        }
+
+        /// A backend with one store for every view (WebKitGTK's one web context): `nonPersistent()` and identified
+        /// stores are not separated from `default()` with it.
         public init(
             executor: @escaping @Sendable () -> UnownedSerialExecutor,
             makeEngine: @escaping @Sendable (WebViewSettings) throws(EngineError) -> any WebEngine
         ) {
-            self.executor = executor
-            self.makeEngine = makeEngine
+            self.init(executor: executor, makeEngineInStore: { settings, _ throws(EngineError) in try makeEngine(settings) })
         }
     }
 

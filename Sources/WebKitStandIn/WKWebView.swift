@@ -23,17 +23,20 @@
                 backing?.perform { engine in engine.customUserAgent = value }
             }
         }
+        /// The view's frame (UIView's); WebKit cannot snapshot a view whose bounds are empty.
+        public var frame: CGRect
         let backing: StandInBacking?
         private var historyState: Data?
         private var schemeTasks: [ObjectIdentifier: StandInSchemeTask] = [:]
 
         public init(frame: CGRect, configuration: WKWebViewConfiguration) {
             requireMainThread("-[WKWebView initWithFrame:configuration:]")
+            self.frame = frame
             self.configuration = configuration.copyForView()
             backing = WKStandIn.backend.map {
                 StandInBacking(
                     backend: $0, settings: configuration.portSettings,
-                    schemes: Array(configuration.schemeHandlers.keys))
+                    schemes: Array(configuration.schemeHandlers.keys), store: configuration.websiteDataStore.session.id)
             }
             super.init()
             backing?.view = self
@@ -132,6 +135,13 @@
             completionHandler: @escaping @MainActor @Sendable (UIImage?, (any Error)?) -> Void
         ) {
             requireMainThread("-[WKWebView takeSnapshotWithConfiguration:completionHandler:]")
+            // WebKit answers a snapshot of an empty rectangle (a view made at .zero and never laid out) with no
+            // image and WKErrorUnknown.
+            if frame.isEmpty {
+                let main = backing?.main ?? MainLane()
+                main.post { completionHandler(nil, Self.error(code: 1, "the view's bounds are empty")) }
+                return
+            }
             guard let backing else {
                 completionHandler(nil, Self.error(code: 1, "no engine behind the WebKit stand-in"))
                 return
@@ -325,7 +335,7 @@
             urlRequest.httpMethod = request.method
             for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
             // WebKit hands XHR and fetch bodies over as a stream, not as `httpBody`.
-            if let body = request.body { urlRequest.httpBodyStream = InputStream(data: body) }
+            if let body = request.body { urlRequest.httpBodyStream = StandInBodyStream(data: body) }
             return urlRequest
         }
 
@@ -379,6 +389,12 @@
         }
 
         func markStopped() { state.withLock { $0.stopped = true } }
+
+        /// Whether the request's body stream was read on the main thread. WebKit's stream fills as the page
+        /// uploads (the bytes come from the network process), so such a read blocks the UI for a large upload.
+        public var standInBodyReadOnMainThread: Bool {
+            (request.httpBodyStream as? StandInBodyStream)?.readOnMainThread ?? false
+        }
 
         func didReceive(_ response: URLResponse) {
             let head = Self.head(response)
@@ -467,6 +483,33 @@
             return SchemeResponse(
                 statusCode: 200, headers: headers,
                 expectedLength: response.expectedContentLength >= 0 ? Int(response.expectedContentLength) : nil)
+        }
+    }
+
+    /// A scheme task's request body, as WebKit hands it over (`httpBodyStream`). WebKit's stream fills as the page
+    /// uploads; reading it on the main thread blocks the UI until the last byte, which no exception reports. The
+    /// stand-in notes such reads (``StandInSchemeTask/standInBodyReadOnMainThread``) and says so on standard error.
+    final class StandInBodyStream: InputStream, @unchecked Sendable {
+        private let mainThreadReads = Locked(0)
+
+        override init(data: Data) { super.init(data: data) }
+
+        var readOnMainThread: Bool { mainThreadReads.withLock { $0 } > 0 }
+
+        override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+            if MainQueue.isCurrent {
+                let first = mainThreadReads.withLock { count in
+                    count += 1
+                    return count == 1
+                }
+                if first {
+                    FileHandle.standardError.write(
+                        Data(
+                            "WebKitStandIn: a scheme task's body stream is read on the main thread; WebKit's stream waits for the upload there, blocking the UI (read it on another thread)\n"
+                                .utf8))
+                }
+            }
+            return super.read(buffer, maxLength: len)
         }
     }
 #endif

@@ -16,19 +16,77 @@
     public let WKWebsiteDataTypeIndexedDBDatabases = "WKWebsiteDataTypeIndexedDBDatabases"
     public let WKWebsiteDataTypeServiceWorkerRegistrations = "WKWebsiteDataTypeServiceWorkerRegistrations"
 
-    /// Backed by whichever live view uses the store: the engines behind the stand-in keep website data per
-    /// context (WebKitGTK's one context), not per WKWebsiteDataStore, so `nonPersistent()` stores are not
-    /// separated from `default()` here.
+    /// Which WKWebsiteDataStore a stand-in view belongs to, as the backend is told when it makes the view's engine
+    /// (``WKStandInBackend/init(executor:makeEngineInStore:)``).
+    public enum WKStandInDataStoreID: Hashable, Sendable, CustomStringConvertible {
+        case `default`
+        /// One `nonPersistent()` store: each call makes a new one, numbered in order.
+        case nonPersistent(Int)
+        case identified(UUID)
+
+        public var description: String {
+            switch self {
+            case .default: "default"
+            case .nonPersistent(let serial): "nonPersistent #\(serial)"
+            case .identified(let id): "identified \(id.uuidString)"
+            }
+        }
+    }
+
+    /// As WebKit: each store is its own network session. Cookies, their change notifications and `removeData` reach
+    /// only the engines of views that use the store; `init(forIdentifier:)` gives the same store for the same
+    /// identifier while the process lives. Separation needs a backend that makes engines per store
+    /// (``WKStandInBackend/init(executor:makeEngineInStore:)``); WebKitGTK behind the stand-in keeps one context,
+    /// so with it every store shares that context's website data.
     @MainActor public final class WKWebsiteDataStore: NSObject {
-        private static let shared = WKWebsiteDataStore(isPersistent: true)
-        public let isPersistent: Bool
-        public private(set) lazy var httpCookieStore = WKHTTPCookieStore(dataStore: self)
-        private var views: [WeakView] = []
+        /// What several WKWebsiteDataStore objects of one identifier share.
+        @MainActor final class Session {
+            let id: WKStandInDataStoreID
+            var views: [WeakView] = []
+            private(set) lazy var cookieStore = WKHTTPCookieStore(session: self)
 
-        private init(isPersistent: Bool) { self.isPersistent = isPersistent }
+            init(id: WKStandInDataStoreID) { self.id = id }
 
-        public static func `default`() -> WKWebsiteDataStore { shared }
-        public static func nonPersistent() -> WKWebsiteDataStore { WKWebsiteDataStore(isPersistent: false) }
+            func liveBacking() -> StandInBacking? {
+                views.removeAll { $0.view == nil }
+                return views.lazy.compactMap { $0.view?.backing }.first
+            }
+        }
+
+        private static let shared = WKWebsiteDataStore(session: Session(id: .default))
+        private static var identifiedSessions: [UUID: Session] = [:]
+        private static var nonPersistentCount = 0
+        let session: Session
+        public var isPersistent: Bool {
+            if case .nonPersistent = session.id { false } else { true }
+        }
+        public var httpCookieStore: WKHTTPCookieStore { session.cookieStore }
+        @available(iOS 17.0, macOS 14.0, *)
+        public var identifier: UUID? {
+            if case .identified(let id) = session.id { id } else { nil }
+        }
+
+        private init(session: Session) { self.session = session }
+
+        public static func `default`() -> WKWebsiteDataStore {
+            requireMainThread("+[WKWebsiteDataStore defaultDataStore]")
+            return shared
+        }
+
+        public static func nonPersistent() -> WKWebsiteDataStore {
+            requireMainThread("+[WKWebsiteDataStore nonPersistentDataStore]")
+            nonPersistentCount += 1
+            return WKWebsiteDataStore(session: Session(id: .nonPersistent(nonPersistentCount)))
+        }
+
+        /// The persistent store of `identifier`, made on first use.
+        @available(iOS 17.0, macOS 14.0, *)
+        public convenience init(forIdentifier identifier: UUID) {
+            requireMainThread("+[WKWebsiteDataStore dataStoreForIdentifier:]")
+            let session = Self.identifiedSessions[identifier] ?? Session(id: .identified(identifier))
+            Self.identifiedSessions[identifier] = session
+            self.init(session: session)
+        }
 
         public static func allWebsiteDataTypes() -> Set<String> {
             [
@@ -54,7 +112,8 @@
             // nothing, as WebKit would have cleared nothing newer than a future date.
             let since: Date? = date <= Date(timeIntervalSince1970: 0) ? nil : date
             let wanted = types
-            guard !wanted.isEmpty, let backing = liveBacking() else { return }
+            // This store's session only: other stores' data stays.
+            guard !wanted.isEmpty, let backing = session.liveBacking() else { return }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 backing.perform(
                     { engine in
@@ -67,24 +126,22 @@
         }
 
         func attach(_ view: WKWebView) {
-            views.removeAll { $0.view == nil }
-            views.append(WeakView(view: view))
+            session.views.removeAll { $0.view == nil }
+            session.views.append(WeakView(view: view))
             httpCookieStore.attach(view)
-        }
-
-        func liveBacking() -> StandInBacking? {
-            views.removeAll { $0.view == nil }
-            return views.lazy.compactMap { $0.view?.backing }.first
         }
     }
 
     @MainActor public final class WKHTTPCookieStore: NSObject {
-        private unowned let dataStore: WKWebsiteDataStore
-        // WebKit holds its observers weakly.
-        private var observers: [WeakObserver] = []
+        // Weak: the session owns this store (a cookie store an adapter keeps may outlive a non-persistent session).
+        private weak var session: WKWebsiteDataStore.Session?
+        // As WebKit's `WKHTTPCookieStore.mm`: observers are keyed by their address and held weakly, an `add` for
+        // a key already held is ignored, and only `remove` drops a key. An observer that dies without being
+        // removed leaves its key behind, so a new object allocated at the same address is silently never told.
+        private var observers: [UInt: WeakObserver] = [:]
         private var observing = false
 
-        init(dataStore: WKWebsiteDataStore) { self.dataStore = dataStore }
+        init(session: WKWebsiteDataStore.Session) { self.session = session }
 
         public func getAllCookies(_ completionHandler: @escaping @MainActor @Sendable ([HTTPCookie]) -> Void) {
             requireMainThread("-[WKHTTPCookieStore getAllCookies:]")
@@ -92,7 +149,7 @@
         }
 
         public func allCookies() async -> [HTTPCookie] {
-            guard let backing = dataStore.liveBacking() else { return [] }
+            guard let backing = session?.liveBacking() else { return [] }
             let cookies: [EngineCookie] = await withCheckedContinuation { continuation in
                 backing.perform(
                     { engine in
@@ -133,16 +190,28 @@
 
         public func add(_ observer: any WKHTTPCookieStoreObserver) {
             requireMainThread("-[WKHTTPCookieStore addObserver:]")
-            observers.removeAll { $0.observer == nil }
-            observers.append(WeakObserver(observer: observer))
+            let key = Self.key(of: observer)
+            guard observers[key] == nil else { return }
+            observers[key] = WeakObserver(observer: observer)
         }
 
         public func remove(_ observer: any WKHTTPCookieStoreObserver) {
-            observers.removeAll { $0.observer == nil || $0.observer === observer }
+            requireMainThread("-[WKHTTPCookieStore removeObserver:]")
+            observers.removeValue(forKey: Self.key(of: observer))
+        }
+
+        /// Keys the registry holds, whether or not their observer is still alive (WebKit's registry as is).
+        public var standInObserverKeyCount: Int { observers.count }
+
+        /// Keys whose observer is gone: each one blocks any new observer that gets its address.
+        public var standInDeadObserverKeyCount: Int { observers.values.filter { $0.observer == nil }.count }
+
+        private static func key(of observer: any WKHTTPCookieStoreObserver) -> UInt {
+            UInt(bitPattern: ObjectIdentifier(observer))
         }
 
         private func run(_ body: @escaping @Sendable (any EngineCookieStore) async -> Void) async {
-            guard let backing = dataStore.liveBacking() else { return }
+            guard let backing = session?.liveBacking() else { return }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 backing.perform(
                     { engine in
@@ -167,9 +236,9 @@
             }
         }
 
-        private func notifyObservers() {
-            observers.removeAll { $0.observer == nil }
-            for entry in observers { entry.observer?.cookiesDidChange(in: self) }
+        /// What WebKit does when the store's cookies change: every live registered observer is told.
+        func notifyObservers() {
+            for entry in observers.values { entry.observer?.cookiesDidChange(in: self) }
         }
 
         static func httpCookie(_ cookie: EngineCookie) -> HTTPCookie? {

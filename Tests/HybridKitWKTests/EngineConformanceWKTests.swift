@@ -69,5 +69,20 @@
                 Issue.record("\(error)")
             }
         }
+
+        @Test func everyGapNamesACase() {
+            #expect(Set(Self.knownGaps.keys).isSubset(of: Set(EngineConformance.cases.map(\.name))))
+        }
+
+        /// The suite fails its reply, frame and history cases on an engine without those capabilities; the adapter
+        /// claims all three, and a history snapshot exists once a page loaded.
+        @Test @MainActor func theAdapterHasRepliesFramesAndHistory() async throws {
+            let engine = try Host().makeFactory(settings: WebViewSettings()).makeEngine()
+            defer { engine.close() }
+            #expect(engine.supportsMessageReplies)
+            #expect(engine.verifiesMessageFrames)
+            engine.loadHTML("<p>h</p>", baseURL: URL(string: "https://example.invalid/"))
+            #expect(try await waitUntil { engine.historySnapshot() != nil })
+        }
     }
 #endif

@@ -169,7 +169,7 @@ extension EngineConformance {
         },
         ConformanceCase("messages.repliesSettleThePagePromiseOnce") { rig in
             let engine = try rig.engine()
-            guard engine.supportsMessageReplies else { return }
+            guard engine.supportsMessageReplies else { throw rig.missing("supportsMessageReplies") }
             let handler = RecordingMessageHandler { message, reply in
                 guard case .string(let text) = message.body, let reply else { return }
                 switch text {

@@ -15,7 +15,7 @@ extension EngineConformance {
         // (WebEngine.verifiesMessageFrames), and FrameInfo.securityOrigin is what the bridge reports as `origin`.
         ConformanceCase("frames.messagesCarryTheSecurityOriginTheEngineEnforces") { rig in
             let engine = try rig.engine()
-            guard engine.verifiesMessageFrames else { return }
+            guard engine.verifiesMessageFrames else { throw rig.missing("verifiesMessageFrames") }
             let page = try HybridPage(engine: engine, modules: [whoModule])
             defer { page.close() }
             page.delegate = rig.events
@@ -80,7 +80,7 @@ extension EngineConformance {
         // posts; HybridPage answers it, and the page's own prompts still reach the UI delegate.
         ConformanceCase("frames.synchronousCallsCarryTheFrameTheEngineNames") { rig in
             let engine = try rig.engine()
-            guard engine.verifiesMessageFrames else { return }
+            guard engine.verifiesMessageFrames else { throw rig.missing("verifiesMessageFrames") }
             let page = try HybridPage(engine: engine, modules: [whoModule])
             defer { page.close() }
             page.delegate = rig.events

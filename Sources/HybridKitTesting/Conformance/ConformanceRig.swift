@@ -73,6 +73,15 @@ actor ConformanceRig {
 
     func fail(_ message: String) -> ConformanceFailure { ConformanceFailure(message: message) }
 
+    /// The failure of a case that meets an engine without `capability`: it checked nothing, so it must not pass.
+    /// A host whose engine lacks the capability on purpose runs the case as a known issue.
+    func missing(_ capability: String) -> ConformanceFailure {
+        ConformanceFailure(
+            message: "the engine reports no \(capability), so this case checked nothing; if the engine truly lacks "
+                + "it, declare this case a known issue of the adapter (withKnownIssue), else make \(capability) true",
+            missingCapability: capability)
+    }
+
     func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws(ConformanceFailure) {
         if !condition { throw fail(message()) }
     }
