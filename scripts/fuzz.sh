@@ -34,7 +34,11 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [[ "$seconds" == 0 ]]; then
     exit 64
 fi
 
-build=(swift build --package-path "$root/Fuzz" --scratch-path "$scratch" --sanitize fuzzer --sanitize address)
+# `--sanitize fuzzer` makes SwiftPM link libFuzzer's main. Not `--sanitize fuzzer --sanitize address`: that hands
+# swiftc two -sanitize= flags and Swift 6.3's frontend instruments for the last one only, so the fuzzers ran blind
+# (no coverage: "corp: 1/1b"). The one comma-separated flag after it gives both.
+build=(swift build --package-path "$root/Fuzz" --scratch-path "$scratch" --sanitize fuzzer
+    -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=address)
 if [[ ${#targets[@]} == 1 ]]; then build+=(--product "${targets[0]}"); fi
 echo "== building ${targets[*]}"
 "${build[@]}" 2>&1 | grep -v "prohibited flag" | tail -20
