@@ -139,6 +139,9 @@ public actor BridgeEngine {
         /// whose payload may be megabytes); nil before the message could be read.
         var requested: (module: String, method: String)? = nil
         var sender: Sender? = nil
+
+        /// The call as the page named it, for log lines.
+        var name: String { requested.map { "\($0.module).\($0.method)" } ?? module }
     }
 
     /// Attaches a bridge to `engine`: registers its message handlers and injects the runtime at document
@@ -448,37 +451,12 @@ public actor BridgeEngine {
         origin: CallOrigin, _ work: @escaping @Sendable () async throws -> String
     ) {
         let limit = timeout ?? configuration.limits.callTimeout
+        let source: CallDeadline.Source = timeout == nil ? .callTimeout : .method
         let task = Task { [weak self] in
-            let outcome = await Self.run(work, timeout: limit)
+            let outcome = await CallDeadline.run(work, limit: limit, source: source, method: origin.name)
             await self?.finish(key, frame: frame, reply: reply, outcome: outcome, origin: origin, fromTask: true)
         }
         calls[key] = PendingCall(task: task, reply: reply)
-    }
-
-    /// Runs `work`, failing with `timeout` (and cancelling it) when it takes longer than `limit`.
-    private static func run(
-        _ work: @escaping @Sendable () async throws -> String, timeout limit: Duration?
-    ) async -> Result<String, any Error> {
-        @Sendable func attempt() async -> Result<String, any Error> {
-            do { return .success(try await work()) } catch { return .failure(error) }
-        }
-        guard let limit else { return await attempt() }
-        return await withTaskGroup(of: Result<String, any Error>?.self) { group in
-            group.addTask { await attempt() }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return Task.isCancelled
-                    ? nil : .failure(BridgeError(.timeout, "the native method did not answer within \(limit)"))
-            }
-            var outcome: Result<String, any Error> = .failure(CancellationError())
-            for await candidate in group {
-                guard let candidate else { continue }
-                outcome = candidate
-                break
-            }
-            group.cancelAll()
-            return outcome
-        }
     }
 
     private func finish(
@@ -788,10 +766,11 @@ public actor BridgeEngine {
         }
         // The page's main thread waits for this answer: it always comes, by the limit at the latest.
         let limit = target.method.timeout ?? configuration.limits.syncCallTimeout
+        let source: CallDeadline.Source = target.method.timeout == nil ? .syncCallTimeout : .method
         nextSyncID += 1
         let id = nextSyncID
         let task = Task { [weak self] in
-            let outcome = await Self.run(work, timeout: limit)
+            let outcome = await CallDeadline.run(work, limit: limit, source: source, method: origin.name)
             await self?.finishSync(id, outcome, origin: origin)
         }
         syncCalls[id] = PendingSync(task: task, reply: reply)
