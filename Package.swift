@@ -19,6 +19,10 @@ let appleLayout = Context.environment["HYBRIDKIT_APPLE_LAYOUT"] == "1"
     let webKitGTKPkgConfig: String? = nil
 #endif
 
+/// Tells the targets whose WebKitGTK-less branch refuses to compile on Linux (`#error`, so a broken condition cannot
+/// silently drop the demo or the GTK tests) that the Apple layout builds that branch on purpose.
+let appleLayoutSettings: [SwiftSetting] = appleLayout ? [.define("HYBRIDKIT_APPLE_LAYOUT")] : []
+
 /// A dependency on a WebKitGTK-bound target, for Linux builds only (none in the Apple layout).
 func linuxOnly(_ name: String) -> [Target.Dependency] {
     appleLayout ? [] : [.target(name: name, condition: .when(platforms: [.linux]))]
@@ -185,7 +189,8 @@ let package = Package(
                 "HybridKit", "HybridTools", "HybridNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour")
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour"),
+            swiftSettings: appleLayoutSettings
         ),
         .executableTarget(
             name: "hybrid-tools",
@@ -194,7 +199,8 @@ let package = Package(
         // Helper for the cookie crash-safety test: writes the jar in a loop until it is SIGKILLed.
         .executableTarget(name: "cookie-writer", dependencies: ["HybridCookies"]),
         // Helper for the exit-status test: a minimal headless app that must exit with its own status and output.
-        .executableTarget(name: "gtk-exit-child", dependencies: linuxOnly("HybridKitGTK")),
+        .executableTarget(
+            name: "gtk-exit-child", dependencies: linuxOnly("HybridKitGTK"), swiftSettings: appleLayoutSettings),
         // Helper for the package crash test: installs a package and pauses until it is SIGKILLed.
         .executableTarget(name: "package-install-child", dependencies: ["HybridPackages"]),
 
@@ -223,7 +229,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The telemetry test records which log labels spoke.
                 .product(name: "Logging", package: "swift-log"),
-            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour")
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour"),
+            swiftSettings: appleLayoutSettings
         ),
         // HybridKitWK on Linux (stand-in over WebKitGTK); on a Mac, WKWebViewHostTests run against the real WKWebView.
         .testTarget(

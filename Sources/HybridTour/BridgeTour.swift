@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -100,3 +101,4 @@ public enum BridgeTour {
         return Report(lines: recorder.lines, end: end, screenshot: image)
     }
 }
+#endif

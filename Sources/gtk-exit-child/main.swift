@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 // Helper for the exit-status test: a minimal app that starts the headless runtime, asks a page for a value,
 // prints it and exits 0. Its exit status and output must be its own, run after run. With `--shut-down` it stops
 // the runtime first (GTKRuntime.shutDown) and prints whether the runtime then refuses to start again.
@@ -39,3 +40,13 @@ if CommandLine.arguments.contains("--shut-down") {
     }
 }
 exit(answer == nil ? 3 : 0)
+#else
+    // A Mac builds every target; this helper of the WebKitGTK tests has nothing to run there.
+    import Foundation
+
+    #if os(Linux) && !HYBRIDKIT_APPLE_LAYOUT
+        #error("gtk-exit-child is built on Linux without WebKitGTK: Package.swift must give it HybridKitGTK on Linux")
+    #endif
+    FileHandle.standardError.write(Data("gtk-exit-child drives WebKitGTK, which is Linux only\n".utf8))
+    exit(2)
+#endif

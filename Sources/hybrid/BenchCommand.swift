@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import ArgumentParser
 import Foundation
 import HybridTools
@@ -240,3 +241,4 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

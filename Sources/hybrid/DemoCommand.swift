@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import ArgumentParser
 import Foundation
 import HybridKit
@@ -57,3 +58,4 @@ struct DemoCommand: AsyncParsableCommand {
         if !report.passed { throw ExitCode(1) }
     }
 }
+#endif

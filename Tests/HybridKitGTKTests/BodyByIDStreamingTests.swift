@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -106,3 +107,4 @@ import Testing
         try await waitUntil(timeout: .seconds(10)) { handler.store.count == 0 && handler.attachedCount == 0 }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -251,3 +252,4 @@ import Testing
         #expect(channel.routes.uploadsOpened >= 4)
     }
 }
+#endif

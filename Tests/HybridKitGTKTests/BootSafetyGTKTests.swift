@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -222,3 +223,4 @@ import Testing
         try await expectRolledBack(release, reason: .notConfirmed)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 import HybridTour
@@ -25,3 +26,4 @@ import Testing
         }
     }
 }
+#endif

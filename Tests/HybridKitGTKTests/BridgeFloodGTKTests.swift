@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -24,3 +25,4 @@ import Testing
         #expect(wait.value > 0, "the other view was answered during the flood")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -227,3 +228,4 @@ import Testing
         #expect(seen == ["mainResult": expected, "mainEvent": expected, "subResult": expected, "subEvent": expected])
     }
 }
+#endif

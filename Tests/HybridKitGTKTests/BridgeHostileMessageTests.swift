@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -107,3 +108,4 @@ import Testing
         #expect(reachable[0] == "undefined" && reachable[1] == "undefined", "\(reachable)")
     }
 }
+#endif

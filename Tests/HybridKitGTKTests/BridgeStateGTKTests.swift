@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -149,3 +150,4 @@ import Testing
         #expect(forged == "real")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -145,3 +146,4 @@ import Testing
         try await waitUntil(timeout: .seconds(5)) { host.closeRequests == 1 }
     }
 }
+#endif

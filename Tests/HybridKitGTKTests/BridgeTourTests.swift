@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 import Testing
@@ -43,3 +44,4 @@ import Testing
         #expect(!TourModules.TickBatch(emitted: 5, events: 5, evaluations: 0).batched)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 import HybridTour
@@ -86,3 +87,4 @@ import Testing
         #expect(await rig.evaluate("window.__hybridRequests.enabled") == "true")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -103,3 +104,4 @@ extension ContainerGTKTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -185,3 +186,4 @@ extension ContainerGTKTests {
         }
     }
 }
+#endif

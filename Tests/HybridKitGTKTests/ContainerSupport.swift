@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -32,3 +33,4 @@ extension HybridContainer {
 /// Every container suite, one at a time: they count live objects and resident memory, which a container suite
 /// running alongside would disturb.
 @Suite(.serialized) enum ContainerGTKTests {}
+#endif

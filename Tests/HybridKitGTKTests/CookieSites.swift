@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridTour
 import Hummingbird
@@ -101,3 +102,4 @@ private struct HitMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 }
+#endif

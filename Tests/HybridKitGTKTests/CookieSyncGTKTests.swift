@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridCookies
@@ -216,3 +217,4 @@ extension CookieGTKTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -51,3 +52,4 @@ import Testing
         #expect(blocked.view.title == "popup")
     }
 }
+#endif

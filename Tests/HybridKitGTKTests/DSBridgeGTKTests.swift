@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -117,3 +118,4 @@ import Testing
         #expect(Self.asyncArguments.withLock { $0.isEmpty })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridTour
@@ -71,3 +72,4 @@ import Testing
         #expect(DevelopmentOrigin(sending: page, to: custom) == nil)
     }
 }
+#endif

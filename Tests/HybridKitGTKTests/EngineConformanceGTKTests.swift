@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -56,3 +57,4 @@ import Testing
         #expect(engine.supportsMessageReplies)
     }
 }
+#endif

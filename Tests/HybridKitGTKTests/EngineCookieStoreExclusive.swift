@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Testing
 
 /// Every web view of the test process shares one engine cookie store (`GTKWebContext.shared`). Tests that depend on
@@ -45,3 +46,4 @@ actor EngineCookieStoreLock {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 import HybridTestSupport
@@ -68,3 +69,4 @@ private func expectXvfbEnds(_ display: String, sourceLocation: SourceLocation = 
 extension String {
     fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }
+#endif

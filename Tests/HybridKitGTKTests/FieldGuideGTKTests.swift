@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -132,3 +133,4 @@ import Testing
         try await waitUntil(timeout: .seconds(10)) { (try? await rig.evaluate("hybrid.isReady")) == "true" }
     }
 }
+#endif

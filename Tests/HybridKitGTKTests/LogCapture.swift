@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Logging
 import Synchronization
 
@@ -56,3 +57,4 @@ final class LogCapture: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -65,3 +66,4 @@ import Testing
         #expect(paths == ["/app/final.html", "/app/frame", "/app/old.js", "/app/start"])
     }
 }
+#endif

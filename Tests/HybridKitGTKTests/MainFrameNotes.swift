@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
@@ -12,3 +13,4 @@ final class MainFrameNotes: NavigationDelegate {
         if let url { handler.noteMainFrameNavigation(to: url) }
     }
 }
+#endif

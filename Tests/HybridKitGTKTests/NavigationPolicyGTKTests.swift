@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import Testing
@@ -203,3 +204,4 @@ import Testing
         #expect(try await rig.evaluate("window.frameSaid") == "\"data-frame-ran\"")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -120,3 +121,4 @@ final class PolicyTestRig {
         try? FileManager.default.removeItem(at: root)
     }
 }
+#endif

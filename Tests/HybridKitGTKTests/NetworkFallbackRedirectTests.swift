@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridTour
@@ -152,3 +153,4 @@ import Testing
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -90,3 +91,4 @@ import Testing
         #expect(try await view.evaluateJavaScript("location.href") == #""hybrid://shop.example.test/app/index.html""#)
     }
 }
+#endif

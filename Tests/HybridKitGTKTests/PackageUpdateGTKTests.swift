@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -112,3 +113,4 @@ import Testing
         #expect(try await view.evaluateJavaScript("window.added === undefined") == "true")
     }
 }
+#endif

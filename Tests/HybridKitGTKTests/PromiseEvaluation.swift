@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 import Testing
@@ -34,3 +35,4 @@ struct PromiseRejected: Error, CustomStringConvertible {
     let reason: String
     var description: String { "the page's promise rejected: \(reason)" }
 }
+#endif

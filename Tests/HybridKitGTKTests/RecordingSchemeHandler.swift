@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import Synchronization
@@ -19,3 +20,4 @@ final class RecordingSchemeHandler: SchemeHandler {
     func stop(_ task: any SchemeTask) { inner.stop(task) }
     func mayReadBody(of request: EngineRequest) -> Bool { inner.mayReadBody(of: request) }
 }
+#endif

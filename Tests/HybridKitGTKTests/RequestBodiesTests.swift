@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -205,3 +206,4 @@ import Testing
         #expect(try await lab.run("__hybridRequests.enabled") == "true")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -83,3 +84,4 @@ import Testing
         #expect(late == "404")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridTestSupport
@@ -349,3 +350,4 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("x.png").path))
     }
 }
+#endif

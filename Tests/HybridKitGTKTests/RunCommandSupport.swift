@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridTestSupport
@@ -224,3 +225,4 @@ final class LiveChild: @unchecked Sendable {
         }
     }
 }
+#endif

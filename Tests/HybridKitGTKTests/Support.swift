@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -75,3 +76,7 @@ func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async th
     if try await condition() { return }
     throw TestPageError.timedOut("condition not met within \(timeout)")
 }
+#elseif os(Linux) && !HYBRIDKIT_APPLE_LAYOUT
+    // Without this, a broken condition would compile every WebKitGTK test out here and the suite would pass empty.
+    #error("HybridKitGTKTests is built on Linux without WebKitGTK: Package.swift must give it HybridKitGTK on Linux")
+#endif

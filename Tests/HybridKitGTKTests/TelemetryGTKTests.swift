@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -90,3 +91,4 @@ extension TelemetryGTKTests {
         #expect(storage.cookies(for: site)?.contains { $0.name == "fromEngine" } == true)
     }
 }
+#endif

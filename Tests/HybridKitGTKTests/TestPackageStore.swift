@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridPackages
 import HybridTour
@@ -6,3 +7,4 @@ import HybridTour
 func installTestPackage(site: URL, id: String, serves: [String], in root: URL) throws -> PackageStore {
     try DemoPackage.install(site: site, id: id, serves: serves, in: root)
 }
+#endif

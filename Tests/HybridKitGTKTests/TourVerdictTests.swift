@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 import HybridTestSupport
@@ -104,3 +105,4 @@ import Testing
         #expect(run.alarmingLogLines.isEmpty, "\(run.alarmingLogLines)")
     }
 }
+#endif

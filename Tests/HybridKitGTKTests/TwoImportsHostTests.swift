@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 // Deliberately imports nothing of HybridKit but the engine module: it stands for a host app, which must get a
 // container with packages, request bodies, cookies and remote configuration from `import HybridKitGTK` alone
 // (HybridKitGTK re-exports HybridKit, which re-exports HybridPackages and HybridCookies). A type this file needs
@@ -76,3 +77,4 @@ import Testing
         #expect(!visible.contains("s3cret"), "an HttpOnly cookie reached the page: \(visible)")
     }
 }
+#endif

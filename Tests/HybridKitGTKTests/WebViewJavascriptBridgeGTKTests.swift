@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -67,3 +68,4 @@ import Testing
         #expect(page.loads.finished == 1)
     }
 }
+#endif

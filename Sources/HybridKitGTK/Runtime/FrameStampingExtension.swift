@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import Logging
 
@@ -71,3 +72,4 @@ enum FrameStampingExtension {
     /// SwiftPM names a target's resource bundle `<package>_<target>.resources` on Linux.
     private static let resourceBundleSuffix = "_HybridKitGTK.resources"
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import HybridKit
 
@@ -35,3 +36,4 @@ func takeGError(_ error: UnsafeMutablePointer<GError>?) -> String {
     defer { g_error_free(error) }
     return error.pointee.message.map { String(cString: $0) } ?? "unknown error"
 }
+#endif

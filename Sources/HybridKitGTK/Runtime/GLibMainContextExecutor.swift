@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Synchronization
 
@@ -141,3 +142,4 @@ public final class GLibMainContextExecutor: SerialExecutor, Sendable {
         if let schedule { scheduleDrain(lane, priority: schedule) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 
 /// Connects GObject signals to Swift closures.
@@ -43,3 +44,4 @@ func takeGString(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
 func borrowGString(_ pointer: UnsafePointer<gchar>?) -> String? {
     pointer.map { String(cString: $0) }
 }
+#endif

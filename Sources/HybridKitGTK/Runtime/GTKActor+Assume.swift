@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 extension GTKActor {
     /// Runs `body` as GTK-isolated code from a synchronous, nonisolated context that is known to be on the
     /// GTK thread (a GLib callback, or a port method whose contract says so). Traps when called elsewhere,
@@ -14,3 +15,4 @@ extension GTKActor {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 /// The actor for everything that touches WebKitGTK: its executor is GTK's own thread.
 @globalActor
 public actor GTKActor {
@@ -7,3 +8,4 @@ public actor GTKActor {
         GTKRuntime.shared.executor.asUnownedSerialExecutor()
     }
 }
+#endif

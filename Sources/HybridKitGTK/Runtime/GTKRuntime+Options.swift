@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 extension GTKRuntime {
     /// What the runtime may change about the process to run WebKit where there is no desktop. Each one is off
     /// unless the host turns it on: the library never weakens WebKit (its sandbox, its rendering) by itself.
@@ -31,3 +32,4 @@ extension GTKRuntime {
             startsVirtualDisplay: true, softwareRendering: true, sandbox: .offInContainers)
     }
 }
+#endif

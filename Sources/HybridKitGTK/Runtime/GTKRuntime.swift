@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import Logging
@@ -122,3 +123,4 @@ public final class GTKRuntime: Sendable {
         return initialised.withLock { $0 }
     }
 }
+#endif

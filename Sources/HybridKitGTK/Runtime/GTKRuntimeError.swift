@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 /// Why the GTK thread could not start.
 public enum GTKRuntimeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No X display could be opened or started.
@@ -16,3 +17,4 @@ public enum GTKRuntimeError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 }
+#endif

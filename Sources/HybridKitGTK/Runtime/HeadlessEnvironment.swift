@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 
 /// The process environment WebKitGTK reads for the ``GTKRuntime/Options`` a host chose.
@@ -30,3 +31,4 @@ enum HeadlessEnvironment {
         }
     }
 }
+#endif

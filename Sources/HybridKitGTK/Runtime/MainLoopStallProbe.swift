@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Synchronization
 
@@ -73,3 +74,4 @@ public final class MainLoopStallProbe: Sendable {
         state.withLock { $0.running = false }
     }
 }
+#endif

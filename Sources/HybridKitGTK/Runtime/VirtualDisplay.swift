@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import Logging
 
@@ -42,3 +43,4 @@ final class VirtualDisplay: Sendable {
         if process.isRunning { process.terminate() }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -131,3 +132,4 @@ final class GTKCookieStore: EngineCookieStore {
         return soup
     }
 }
+#endif

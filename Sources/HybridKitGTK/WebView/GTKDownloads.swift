@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -84,3 +85,4 @@ final class GTKDownloads {
         return true
     }
 }
+#endif

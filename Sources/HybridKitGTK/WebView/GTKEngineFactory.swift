@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
@@ -15,3 +16,4 @@ public struct GTKEngineFactory: WebEngineFactory {
         GTKWebView.makeOnGTKThread(configuration: configuration)
     }
 }
+#endif

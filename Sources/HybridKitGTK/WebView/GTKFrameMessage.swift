@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -68,3 +69,4 @@ final class GTKFrameMessageReply: ScriptMessageReply {
         g_object_unref(message)
     }
 }
+#endif

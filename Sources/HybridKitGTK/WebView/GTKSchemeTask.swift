@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -259,3 +260,4 @@ final class SchemePipeWriter: Sendable {
         queue.async { [fd] in _ = Foundation.close(fd) }
     }
 }
+#endif

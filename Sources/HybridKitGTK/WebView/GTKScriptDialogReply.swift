@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import HybridKit
 
@@ -57,3 +58,4 @@ final class GTKScriptDialogReply: ScriptDialogReply, @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import HybridKit
 
@@ -43,3 +44,4 @@ final class GTKScriptMessageReply: ScriptMessageReply {
         webkit_script_message_reply_unref(reply)
     }
 }
+#endif

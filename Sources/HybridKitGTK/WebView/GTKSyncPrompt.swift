@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
@@ -28,3 +29,4 @@ extension ScriptDialog.Kind {
         return false
     }
 }
+#endif

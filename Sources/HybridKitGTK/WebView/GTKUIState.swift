@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import HybridKit
 
 /// What the UI-delegate side of a ``GTKWebView`` keeps: the delegate and the dialogs still open.
@@ -14,3 +15,4 @@ final class GTKUIState {
         delegate = nil
     }
 }
+#endif

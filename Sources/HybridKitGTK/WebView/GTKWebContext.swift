@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import HybridKit
 import Logging
@@ -83,3 +84,4 @@ final class GTKWebContext {
         view.handleSchemeRequest(request)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -163,3 +164,4 @@ extension GTKWebView {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 
@@ -47,3 +48,4 @@ extension GTKWebView {
 
     public nonisolated var historyLength: Int? { GTKActor.run { isClosed ? nil : backForwardListLength } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 
 extension GTKWebView {
@@ -21,3 +22,4 @@ extension GTKWebView {
 private final class HeaderList {
     var fields: [(name: String, value: String)] = []
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import HybridKit
 
@@ -20,3 +21,4 @@ extension GTKWebView {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -125,3 +126,4 @@ extension GTKWebView {
         ui.delegate?.didRecognizeDownload(download)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -55,3 +56,4 @@ extension GTKWebView {
         return WebKitWebsiteDataTypes(rawValue: mask)
     }
 }
+#endif

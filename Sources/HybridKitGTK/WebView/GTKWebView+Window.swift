@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 
 typealias WindowCloseCallback = @GTKActor () -> Void
@@ -32,3 +33,4 @@ extension GTKWebView {
         !isClosed && webkit_settings_get_enable_developer_extras(webkit_web_view_get_settings(webView)) != 0
     }
 }
+#endif

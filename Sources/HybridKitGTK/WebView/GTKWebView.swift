@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -378,3 +379,4 @@ public final class GTKWebView: WebEngine {
             })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 
@@ -17,3 +18,4 @@ enum PNGWriter {
         return status == CAIRO_STATUS_SUCCESS ? sink.data : nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 import HybridKit
@@ -350,3 +351,4 @@ final class Base64Poster: ScriptMessageHandler, @unchecked Sendable {
         }.resume()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -291,3 +292,4 @@ final class LoadSignal: NavigationDelegate, @unchecked Sendable {
         await withCheckedContinuation { waiter = $0 }
     }
 }
+#endif

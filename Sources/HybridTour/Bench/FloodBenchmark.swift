@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -112,3 +113,4 @@ public enum FloodBenchmark {
         duration / .milliseconds(1)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -286,3 +287,4 @@ public enum PackagesBenchmark {
 
     private static func format(_ value: Double?) -> String { String(format: "%.1f", value ?? 0) }
 }
+#endif

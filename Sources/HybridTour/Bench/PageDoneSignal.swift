@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import HybridKit
 import HybridKitGTK
 
@@ -42,3 +43,4 @@ final class PageDoneSignal: ScriptMessageHandler, @unchecked Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
 import Foundation
 
@@ -82,3 +83,4 @@ public enum ProcessMemory {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -209,3 +210,4 @@ public enum BodiesConformance {
             .joined(separator: "\n")
     }
 }
+#endif

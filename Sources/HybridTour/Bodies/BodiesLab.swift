@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -131,3 +132,4 @@ public final class BodiesLab {
         return String(decoding: data, as: UTF8.self)
     }
 }
+#endif

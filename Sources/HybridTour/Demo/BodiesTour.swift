@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import HybridKitGTK
 import HybridNetwork
 
@@ -61,3 +62,4 @@ enum BodiesTour {
                 : "FAILED: " + failed.map(\.description).joined(separator: "; "))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -183,3 +184,4 @@ enum ContainerTour {
         try Data(text.utf8).write(to: file)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Crypto
 import Foundation
 import HybridKit
@@ -109,3 +110,4 @@ public final class CookieJarRig {
         SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }
+#endif

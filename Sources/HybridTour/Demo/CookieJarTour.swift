@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import HybridKitGTK
 
 /// The demo's cookie line: one jar behind native requests, the proxy and `document.cookie`.
@@ -25,3 +26,4 @@ enum CookieJarTour {
         ]
     }
 }
+#endif

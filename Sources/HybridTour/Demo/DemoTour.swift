@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 
@@ -18,3 +19,4 @@ public enum DemoTour {
         return BridgeTour.Report(lines: lines, end: bridge.end, screenshot: bridge.screenshot)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridKitGTK
@@ -157,3 +158,4 @@ public final class RemoteConfigRig {
         }
     }
 }
+#endif

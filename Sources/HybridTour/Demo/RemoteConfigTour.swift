@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import HybridKit
 import HybridKitGTK
 
@@ -36,3 +37,4 @@ enum RemoteConfigTour {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import ArgumentParser
 import Foundation
 import HybridKitGTK
@@ -114,3 +115,4 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 }
+#endif

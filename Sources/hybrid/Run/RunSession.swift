@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKitGTK
 
@@ -121,3 +122,4 @@ final class RunSession {
         source.discard()
     }
 }
+#endif
