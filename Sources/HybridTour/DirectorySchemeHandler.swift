@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
@@ -39,3 +40,4 @@ public final class DirectorySchemeHandler: SchemeHandler {
         }
     }
 }
+#endif

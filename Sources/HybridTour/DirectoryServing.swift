@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
@@ -24,3 +25,4 @@ public struct DirectoryServing: PageFeature {
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? { nil }
 }
+#endif

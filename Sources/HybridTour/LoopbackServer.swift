@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import Hummingbird
 import Logging
@@ -83,3 +84,4 @@ public enum LoopbackServerError: Error, CustomStringConvertible {
     case didNotStart
     public var description: String { "the loopback HTTP server did not start listening on 127.0.0.1" }
 }
+#endif

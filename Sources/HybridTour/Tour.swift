@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 
 /// The demo pages bundled with HybridTour.
@@ -7,3 +8,4 @@ public enum TourPages {
         Bundle.module.url(forResource: "Pages", withExtension: nil)
     }
 }
+#endif

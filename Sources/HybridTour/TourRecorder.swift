@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Synchronization
 
 /// One line of a tour: a capability and whether it works.
@@ -79,3 +80,4 @@ final class TourRecorder: Sendable {
         return state.withLock { $0.end }
     }
 }
+#endif

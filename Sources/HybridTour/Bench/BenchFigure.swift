@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 /// One measured figure next to the baseline measured in the same run.
 public struct BenchFigure: Codable, Sendable {
     public enum Better: String, Codable, Sendable { case lower, higher }
@@ -36,3 +37,4 @@ public struct BenchFigure: Codable, Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 
 /// Prints benchmark figures as a readable table or as JSON lines (one object per figure).
@@ -31,3 +32,4 @@ public enum BenchReport {
         value >= 100 ? String(format: "%.0f", value) : String(format: "%.1f", value)
     }
 }
+#endif

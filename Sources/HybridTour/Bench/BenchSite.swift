@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 
 /// The deterministic files `hybrid bench packages` serves and installs, written into a temporary directory.
@@ -124,3 +125,4 @@ enum BenchSite {
         return Data(bytes)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridCookies
 
@@ -112,3 +113,4 @@ public enum CookiesBenchmark {
         ]
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import Synchronization
 
@@ -40,3 +41,4 @@ final class HeapPeakSampler: Sendable {
         return state.withLock { max(0, $0.peak - $0.start) }
     }
 }
+#endif

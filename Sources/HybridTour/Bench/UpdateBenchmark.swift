@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 import HybridPackages
@@ -120,3 +121,4 @@ enum UpdateBenchmark {
         var value: Int64 { lock.withLock { bytes } }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Crypto
 import Foundation
 import Hummingbird
@@ -127,3 +128,4 @@ enum MultipartParts {
         return parts
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridPackages
 
@@ -17,3 +18,4 @@ public enum DemoPackage {
         return store
     }
 }
+#endif

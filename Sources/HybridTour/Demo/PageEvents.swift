@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
@@ -29,3 +30,4 @@ public final class PageEvents: ScriptMessageHandler, PageRecoveryDelegate, Navig
         try posts.map { try JSONDecoder().decode([String: JSONValue].self, from: Data($0.utf8)) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 /// Polls a condition on the caller's executor until it holds or time runs out.
 enum TourWait {
     /// Whether `condition` held within `timeout`.
@@ -13,3 +14,4 @@ enum TourWait {
         return try await condition()
     }
 }
+#endif
