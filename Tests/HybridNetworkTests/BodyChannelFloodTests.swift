@@ -154,6 +154,14 @@ import Testing
             pause: .milliseconds(300), readFor: .seconds(3))
         #expect(slow.response?.status == 204)
         #expect(slow.closedByServer && slow.chunksSent < 21, "\(slow.chunksSent) chunks sent")
+
+        // After a whole request, the next head is under the deadline again.
+        let kept = "OPTIONS /body HTTP/1.1\r\nHost: 127.0.0.1:\(channel.port)\r\nOrigin: \(page.origin)\r\n\r\n"
+        let second = try await RawSocket.exchange(
+            port: channel.port, chunks: [Data(kept.utf8)] + head.utf8.prefix(20).map { Data([$0]) },
+            pause: .milliseconds(300), readFor: .seconds(3))
+        #expect(second.response?.status == 204)
+        #expect(second.closedByServer && second.chunksSent < 21, "\(second.chunksSent) chunks sent")
         #expect(page.handler.store.awaitsChannelUpload(id, origin: page.origin), "a refused head touched the body")
     }
 

@@ -63,6 +63,11 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         headDeadline = context.eventLoop.scheduleTask(in: TimeAmount(headTimeout)) {
             let (connection, context) = bound.value
             switch connection.state {
+            case .idle where again:
+                // Between requests a client may be idle, not hostile (the engine keeps connections): closed
+                // without an answer it could take for its next request's, as the idle timeout does.
+                connection.state = .closing
+                context.close(promise: nil)
             case .idle, .answered:
                 connection.gate.headTimedOut(seconds: seconds)
                 connection.refuse(.headTimedOut(seconds: seconds), context)
@@ -155,7 +160,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
             respond(
                 200, headers: BodyChannelRoutes.corsHeaders(for: origin) + [("Content-Type", "application/json")],
                 body: body, keepAlive: keepAlive, context: context)
-            if keepAlive { awaitHead(context: context) }
+            if case .idle = state { awaitHead(context: context) }
         case .answered:
             state = .idle
             awaitHead(context: context)

@@ -11,10 +11,12 @@ import Synchronization
 /// would let a process that keeps the slots full with slow heads starve every real upload.
 ///
 /// A real upload's head comes at once after connecting (the engine writes it whole), so a newcomer whose whole head
-/// is already waiting in the socket is "ready", and only a ready newcomer may drop another ready connection. A
-/// process that reconnects as fast as it is dropped (thousands a second) then churns among its own half-sent
-/// heads and cannot push out a real upload before its head is read; sending whole heads instead gets it nothing,
-/// since every head without a page's key is refused and closed at once. Connections carrying an upload (which
+/// is already waiting in the socket is "ready": it may drop any connection waiting for a head, half-sent heads
+/// first. A newcomer that is not ready may only drop a half-sent head that has waited at least ``graceForHeads``
+/// (a real head sent a moment after connecting gets that long), and is closed at once otherwise. So a process that
+/// reconnects as fast as it is dropped (tens of thousands a second were measured) cannot push out a real upload
+/// before its head is read, and costs the channel a close per connection, not an event loop's work; sending whole
+/// heads instead gets it nothing, since every head without a page's key is refused and closed at once. Connections carrying an upload (which
 /// passed the key, origin and reservation checks) are never dropped for a newcomer; when no connection may be
 /// dropped, the new one is closed at once.
 ///
@@ -35,9 +37,9 @@ final class BodyChannelGate: Sendable {
 
     /// What a connection is doing, as far as who goes first is concerned.
     private enum Phase {
-        /// Waiting for (the rest of) a request head since `ticket`: the first to go when room is needed. `ready`: its
+        /// Waiting for (the rest of) a request head since `since`: the first to go when room is needed. `ready`: its
         /// whole first head was in the socket when it was accepted.
-        case waiting(ticket: UInt64, ready: Bool)
+        case waiting(since: ContinuousClock.Instant, ready: Bool)
         /// Carrying an upload: never dropped for a newcomer.
         case busy
         /// Dropped; counted until its connection is closed.
@@ -58,6 +60,8 @@ final class BodyChannelGate: Sendable {
 
     let capacity: Int
     private let state = Mutex(State())
+    /// How long a half-sent head is safe from newcomers that are not ready either.
+    static let graceForHeads: Duration = .seconds(1)
 
     init(capacity: Int) {
         self.capacity = max(capacity, 1)
@@ -73,18 +77,21 @@ final class BodyChannelGate: Sendable {
             let number = state.nextNumber
             state.nextNumber += 1
             var evicting: (any Channel)?
+            let now = ContinuousClock.now
             if state.serving >= capacity {
-                guard state.entries.count < 2 * capacity,
-                    let oldest = Self.longestWaiting(ready: false, in: state.entries)
-                        ?? (ready ? Self.longestWaiting(ready: true, in: state.entries) : nil)
-                else {
+                let halfSent = Self.longestWaiting(ready: false, in: state.entries)
+                let victim =
+                    ready
+                    ? halfSent.map(\.number) ?? Self.longestWaiting(ready: true, in: state.entries)?.number
+                    : halfSent.flatMap { now - $0.since >= Self.graceForHeads ? $0.number : nil }
+                guard state.entries.count < 2 * capacity, let oldest = victim else {
                     return (.refused, state.dropLog.note(.refused, now: .now))
                 }
                 evicting = state.entries[oldest]?.channel
                 state.entries[oldest]?.phase = .evicting
                 state.serving -= 1
             }
-            state.entries[number] = Entry(channel: nil, phase: .waiting(ticket: number, ready: ready))
+            state.entries[number] = Entry(channel: nil, phase: .waiting(since: now, ready: ready))
             state.serving += 1
             let line = evicting == nil ? nil : state.dropLog.note(.evicted, now: .now)
             return (.admitted(Slot(number: number), evicting: evicting), line)
@@ -108,8 +115,7 @@ final class BodyChannelGate: Sendable {
         state.withLock { state in
             guard let entry = state.entries[slot.number] else { return }
             if case .evicting = entry.phase { return }
-            state.entries[slot.number]?.phase = .waiting(ticket: state.nextNumber, ready: false)
-            state.nextNumber += 1
+            state.entries[slot.number]?.phase = .waiting(since: .now, ready: false)
         }
     }
 
@@ -142,13 +148,15 @@ final class BodyChannelGate: Sendable {
         }
     }
 
-    private static func longestWaiting(ready: Bool, in entries: [UInt64: Entry]) -> UInt64? {
-        var oldest: (number: UInt64, ticket: UInt64)?
+    private static func longestWaiting(
+        ready: Bool, in entries: [UInt64: Entry]
+    ) -> (number: UInt64, since: ContinuousClock.Instant)? {
+        var oldest: (number: UInt64, since: ContinuousClock.Instant)?
         for (number, entry) in entries {
-            guard case .waiting(let ticket, ready) = entry.phase else { continue }
-            if oldest.map({ ticket < $0.ticket }) ?? true { oldest = (number, ticket) }
+            guard case .waiting(let since, ready) = entry.phase else { continue }
+            if oldest.map({ since < $0.since }) ?? true { oldest = (number, since) }
         }
-        return oldest?.number
+        return oldest
     }
 
     private static func log(_ line: String, capacity: Int) {
