@@ -266,6 +266,25 @@ import Testing
         #expect(reports.all.map(\.reason) == [.trialNotRecorded])
     }
 
+    /// An update that lands before the previous one confirmed: when it fails, the version it rolls back to never
+    /// confirmed either, so it goes back on trial, and its failure rolls back to the last good version.
+    @Test func rollingBackToAVersionThatNeverConfirmedPutsItOnTrial() throws {
+        let fixture = try Fixture()
+        let (store, bootGuard) = try twoVersions(fixture)
+        try fixture.installer(store).install(packageAt: try fixture.pack("3.0.0"))
+        try bootGuard.beginTrial(Self.id)
+        _ = try bootGuard.willOpen(Self.id)
+        #expect(
+            try bootGuard.openFailed(Self.id, reason: .blankPage)
+                == .rolledBack(from: try Self.version("3.0.0"), to: try Self.version("2.0.0"), reason: .blankPage))
+        #expect(bootGuard.isOnTrial(Self.id))
+        #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("2.0.0"), onTrial: true))
+        #expect(
+            try bootGuard.openFailed(Self.id, reason: .notConfirmed)
+                == .rolledBack(from: try Self.version("2.0.0"), to: try Self.version("1.0.0"), reason: .notConfirmed))
+        #expect(try bootGuard.willOpen(Self.id) == .serve(try Self.version("1.0.0"), onTrial: false))
+    }
+
     /// A version on trial whose record is gone (deleted, or never written by an older app) stays on trial: the
     /// store's pointer, not the record, says whether it confirmed.
     @Test func aVersionOnTrialWithoutItsRecordIsStillOnTrial() throws {
