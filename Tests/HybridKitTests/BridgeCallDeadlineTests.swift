@@ -142,7 +142,8 @@ import Testing
     private func callSync(_ bridge: BridgeEngine, _ module: String, _ method: String) async throws
         -> BridgeSyncAndStateTests.DialogAnswers
     {
-        let text = "H1sync \(try syncKey())\nH1 call 1 \(PageMessage.token) main https://app.example \(module) \(method)\nnull"
+        let text =
+            "H1sync \(try syncKey())\nH1 call 1 \(PageMessage.token) main https://app.example \(module) \(method)\nnull"
         let answers = BridgeSyncAndStateTests.DialogAnswers()
         let dialog = ScriptDialog(kind: .prompt(defaultText: ""), message: text, frame: BridgeSyncAndStateTests.app)
         #expect(await bridge.answerSynchronousCall(dialog, reply: answers))

@@ -81,7 +81,10 @@ enum CallDeadline {
                 let timeout = BridgeError(.timeout, "the native method did not answer within \(self.limit)")
                 if self.answer(.failure(timeout)) {
                     CallDeadline.logger.warning(
-                        "bridge call timed out: the page was told 'timeout' and the method cancelled; raise \(self.source.rawValue) or make the method answer sooner",
+                        """
+                        bridge call timed out: the page was told 'timeout' and the method cancelled; \
+                        raise \(self.source.rawValue) or make the method answer sooner
+                        """,
                         metadata: ["method": "\(self.method)", "limit": "\(self.limit)"])
                 }
             }
@@ -103,7 +106,8 @@ enum CallDeadline {
         /// Answers the call with `outcome` unless it is answered already; returns whether this answered it.
         /// Stops the other racers: the method (cancelled at the deadline) and the timer (once the method answers).
         func answer(_ outcome: Result<String, any Error>) -> Bool {
-            let taken = state.withLock { state -> (CheckedContinuation<Result<String, any Error>, Never>?, [Task<Void, Never>])? in
+            let taken = state.withLock {
+                state -> (CheckedContinuation<Result<String, any Error>, Never>?, [Task<Void, Never>])? in
                 guard state.answered == nil else { return nil }
                 state.answered = outcome
                 // Dropping the handles breaks the race ↔ task cycle: nothing outlives the slower racer.
@@ -120,19 +124,29 @@ enum CallDeadline {
             return true
         }
 
+        private static let advice =
+            "Make it observe cancellation (Task.isCancelled, withTaskCancellationHandler) so it stops with its call"
+
         /// The method answered after the call was answered (timed out or cancelled): its outcome goes nowhere.
         private func dropLate(_ outcome: Result<String, any Error>) {
             switch outcome {
             case .failure(let error) where error is CancellationError:
                 // The method stopped when told to: the behaviour asked of it.
-                CallDeadline.logger.debug("bridge method stopped after its call ended", metadata: ["method": "\(method)"])
+                CallDeadline.logger.debug(
+                    "bridge method stopped after its call ended", metadata: ["method": "\(method)"])
             case .success:
                 CallDeadline.logger.warning(
-                    "bridge method answered after its call ended (timed out or cancelled); its result was dropped. Make it observe cancellation (Task.isCancelled, withTaskCancellationHandler) so it stops when its call does",
+                    """
+                    bridge method answered after its call ended (timed out or cancelled); its result was dropped. \
+                    \(Self.advice)
+                    """,
                     metadata: ["method": "\(method)", "limit": "\(limit)"])
             case .failure(let error):
                 CallDeadline.logger.warning(
-                    "bridge method failed after its call ended (timed out or cancelled); its error was dropped. Make it observe cancellation (Task.isCancelled, withTaskCancellationHandler) so it stops when its call does",
+                    """
+                    bridge method failed after its call ended (timed out or cancelled); its error was dropped. \
+                    \(Self.advice)
+                    """,
                     metadata: ["method": "\(method)", "limit": "\(limit)", "error": "\(error)"])
             }
         }
