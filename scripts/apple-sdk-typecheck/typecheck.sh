@@ -216,13 +216,14 @@ dependency() {
     fi
 }
 
-# A module of this repository: bodies type-checked and SIL diagnostics run (-emit-sil, whole module, output
-# discarded) in Swift 6 mode, emitting the module its dependents import. If it has errors, its interface is
+# A module of this repository: bodies type-checked and SIL diagnostics run (-emit-sil, whole module, into a file
+# of the work folder: never `-o /dev/null`, since the compiler writes outputs by renaming a temporary file over
+# the path, which as root replaces the device with a regular file) in Swift 6 mode, emitting the module its dependents import. If it has errors, its interface is
 # emitted on its own (Swift 5 mode, bodies skipped) so that its dependents are still checked.
 own() {
     local name="$1" what="$2" package="$3"
     shift 3
-    if ! step "$name" "$what" -emit-sil -wmo -o /dev/null -emit-module -emit-module-path "$out/$name.swiftmodule" \
+    if ! step "$name" "$what" -emit-sil -wmo -o "$out/$name.sil" -emit-module -emit-module-path "$out/$name.swiftmodule" \
         -module-name "$name" -package-name "$package" -swift-version 6 "${common[@]}" "$@"; then
         "${swiftc[@]}" -emit-module -module-name "$name" -package-name "$package" \
             -emit-module-path "$out/$name.swiftmodule" "${interface_only[@]}" -swift-version 5 "$@" \
