@@ -17,11 +17,91 @@
   const PROXY_HEADER = 'X-Hybrid-Proxy';
   // Native reads a request body sent to the custom scheme only when it carries this key (one per view): reading
   // a Blob-backed body there crashes WebKitGTK 2.50's UI process, and only bodies the hooks vouch for (never
-  // Blob-backed) get the key. Kept in this closure only; the page never sees it.
+  // Blob-backed) get the key. Kept in this closure only; the page never sees it (see `P` below).
   const KEY_HEADER = 'X-Hybrid-Body-Key';
   const BODY_KEY = config.bodyKey;
+  config.bodyKey = null;
   const INTERNAL = /^x-hybrid-/i;
+
+  // ---- Built-ins the keyed paths use, taken before any page script runs ----
+  // A page can replace any built-in after document start, Function.prototype.call and apply, getters, prototype
+  // methods and iterators included. Whatever carries the body key, or decides whether a request gets it or which
+  // body it carries, calls only what is here: functions bound to the originals (`uncurry(f)(self, a)` is
+  // `f.call(self, a)` without looking `call` up), constructors kept as values, getters kept as functions. Taken
+  // from this realm once; frames installed from here (about:blank, srcdoc) use them too, so a page that touches a
+  // child realm before the hooks do cannot hand them its own functions. Brand checks (a getter that throws for
+  // anything but its own kind) work across realms, so bodies made in frames are recognised.
+  const uncurry = Function.prototype.bind.bind(Function.prototype.call);
+  const getterOf = (proto, name) => uncurry(Object.getOwnPropertyDescriptor(proto, name).get);
+  const TypedArray = Object.getPrototypeOf(Uint8Array);
+  const P = Object.freeze({
+    create: Object.create,
+    assign: Object.assign,
+    isView: ArrayBuffer.isView,
+    String,
+    U8: Uint8Array,
+    URL,
+    Headers,
+    FormData,
+    XHR: XMLHttpRequest,
+    fetch: uncurry(fetch),
+    lower: uncurry(String.prototype.toLowerCase),
+    slice: uncurry(String.prototype.slice),
+    startsWith: uncurry(String.prototype.startsWith),
+    urlProtocol: getterOf(URL.prototype, 'protocol'),
+    urlHost: getterOf(URL.prototype, 'host'),
+    urlHref: getterOf(URL.prototype, 'href'),
+    baseURI: getterOf(Node.prototype, 'baseURI'),
+    headersForEach: uncurry(Headers.prototype.forEach),
+    bufferLength: getterOf(ArrayBuffer.prototype, 'byteLength'),
+    arrayBuffer: getterOf(TypedArray.prototype, 'buffer'),
+    arrayOffset: getterOf(TypedArray.prototype, 'byteOffset'),
+    arrayLength: getterOf(TypedArray.prototype, 'byteLength'),
+    dataViewBuffer: getterOf(DataView.prototype, 'buffer'),
+    dataViewOffset: getterOf(DataView.prototype, 'byteOffset'),
+    dataViewLength: getterOf(DataView.prototype, 'byteLength'),
+    blobSize: getterOf(Blob.prototype, 'size'),
+    formHas: uncurry(FormData.prototype.has),
+    formEntries: uncurry(FormData.prototype.entries),
+    formAppend: uncurry(FormData.prototype.append),
+    formNext: uncurry(Object.getPrototypeOf(new FormData().entries()).next),
+    paramsHas: uncurry(URLSearchParams.prototype.has),
+    streamLocked: getterOf(ReadableStream.prototype, 'locked'),
+    documentElement: getterOf(Document.prototype, 'documentElement'),
+    requestURL: getterOf(Request.prototype, 'url'),
+    requestBody: getterOf(Request.prototype, 'body'),
+    requestBlob: uncurry(Request.prototype.blob),
+    Request,
+    blobSlice: uncurry(Blob.prototype.slice),
+    blobBytes: uncurry(Blob.prototype.arrayBuffer),
+    open: uncurry(XMLHttpRequest.prototype.open),
+    send: uncurry(XMLHttpRequest.prototype.send),
+    abort: uncurry(XMLHttpRequest.prototype.abort),
+    setRequestHeader: uncurry(XMLHttpRequest.prototype.setRequestHeader),
+    upload: getterOf(XMLHttpRequest.prototype, 'upload'),
+    status: getterOf(XMLHttpRequest.prototype, 'status'),
+    responseText: getterOf(XMLHttpRequest.prototype, 'responseText'),
+    listen: uncurry(EventTarget.prototype.addEventListener),
+    unlisten: uncurry(EventTarget.prototype.removeEventListener),
+    aborted: getterOf(AbortSignal.prototype, 'aborted'),
+    parseJSON: JSON.parse,
+  });
   const tagOf = (value) => Object.prototype.toString.call(value);
+  // Whether `value` passes `check` (a brand check: throws for anything of another kind).
+  const is = (check, value) => {
+    try {
+      check(value);
+      return true;
+    } catch (e) {
+      return false;
+    }
+  };
+  const isRequestObject = (value) => is(P.requestURL, value);
+  // Array.prototype.includes without the prototype: indices and length of an array the hooks own.
+  const includes = (list, value) => {
+    for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
+    return false;
+  };
 
   function strategyFor(pageURL) {
     if (config.degraded.some((prefix) => pageURL.startsWith(prefix))) return 'off';
@@ -32,46 +112,35 @@
     return best ? best.strategy : config.defaultStrategy;
   }
 
+  // What a body is, by brand checks, never by tags or prototypes a page can change (see `P`).
   function kindOf(body) {
     if (body === null || body === undefined) return 'none';
     if (typeof body === 'string') return 'string';
-    const tag = tagOf(body);
-    if (tag === '[object ArrayBuffer]') return 'buffer';
-    if (ArrayBuffer.isView(body)) return 'view';
-    if (tag === '[object Blob]' || tag === '[object File]') return 'blob';
-    if (tag === '[object FormData]') return 'formdata';
-    if (tag === '[object URLSearchParams]') return 'params';
-    if (tag === '[object ReadableStream]') return 'stream';
-    if (tag === '[object Document]' || tag === '[object HTMLDocument]' || tag === '[object XMLDocument]') {
-      return 'document';
-    }
+    if (typeof body !== 'object' && typeof body !== 'function') return 'other';
+    if (P.isView(body)) return 'view';
+    if (is(P.bufferLength, body)) return 'buffer';
+    if (is(P.blobSize, body)) return 'blob';
+    if (is((value) => P.formHas(value, ''), body)) return 'formdata';
+    if (is((value) => P.paramsHas(value, ''), body)) return 'params';
+    if (is(P.streamLocked, body)) return 'stream';
+    if (is(P.documentElement, body)) return 'document';
     return 'other';
   }
 
-  function formHasFiles(form) {
-    for (const entry of form) if (typeof entry[1] !== 'string') return true;
-    return false;
+  // Calls `each(name, value)` for every entry of a FormData, through the kept iterator (no page iterator runs).
+  function forEachEntry(form, each) {
+    const entries = P.formEntries(form);
+    for (;;) {
+      const step = P.formNext(entries);
+      if (step.done) return;
+      each(step.value[0], step.value[1]);
+    }
   }
 
-  // Whether `body` really is what `kind` says: a page can give a Blob any toStringTag, so the kinds that get the body
-  // key are checked by their internal slots (these checks also work on bodies from other realms).
-  const byteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
-  const paramsHas = URLSearchParams.prototype.has;
-  const formHas = FormData.prototype.has;
-  const documentElement = Object.getOwnPropertyDescriptor(Document.prototype, 'documentElement').get;
-  function isGenuine(kind, body) {
-    try {
-      if (kind === 'none') return body === null || body === undefined;
-      if (kind === 'string') return typeof body === 'string';
-      if (kind === 'view') return ArrayBuffer.isView(body);
-      if (kind === 'buffer') return byteLength.call(body) >= 0;
-      if (kind === 'params') return paramsHas.call(body, '') || true;
-      if (kind === 'formdata') return (formHas.call(body, '') || true) && !formHasFiles(body);
-      if (kind === 'document') return documentElement.call(body) !== undefined;
-    } catch (e) {
-      return false;
-    }
-    return false;
+  function formHasFiles(form) {
+    let files = false;
+    forEachEntry(form, (name, value) => { if (typeof value !== 'string') files = true; });
+    return files;
   }
 
   // Bodies that must not reach the engine's scheme-handler path as they are.
@@ -79,22 +148,57 @@
     return kind === 'blob' || kind === 'stream' || kind === 'request' || (kind === 'formdata' && formHasFiles(body));
   }
 
+  // The body to send with the key for a body of `kind`, or undefined when it may not carry the key: a value the
+  // hooks made themselves (bytes copied or viewed through kept getters, a FormData of strings rebuilt) or one whose
+  // kind was brand-checked and that the engine turns into text (URLSearchParams, a Document). So whatever a page
+  // replaced, a keyed body is never Blob-backed, and nothing the page holds can be changed into one later.
+  function engineSafe(kind, body) {
+    try {
+      switch (kind) {
+        case 'none': return null;
+        case 'string': return body;
+        case 'other': return P.String(body);
+        case 'buffer': return new P.U8(body, 0, P.bufferLength(body));
+        case 'view':
+          if (is(P.arrayBuffer, body)) return new P.U8(P.arrayBuffer(body), P.arrayOffset(body), P.arrayLength(body));
+          return new P.U8(P.dataViewBuffer(body), P.dataViewOffset(body), P.dataViewLength(body));
+        case 'params': return is((value) => P.paramsHas(value, ''), body) ? body : undefined;
+        case 'document': return is(P.documentElement, body) ? body : undefined;
+        case 'formdata': {
+          const copy = new P.FormData();
+          let files = false;
+          forEachEntry(body, (name, value) => {
+            if (typeof value === 'string') P.formAppend(copy, name, value);
+            else files = true;
+          });
+          return files ? undefined : copy;
+        }
+        default: return undefined;
+      }
+    } catch (e) {
+      return undefined;
+    }
+  }
+
+  // Bytes read from a Blob the page may have given (its methods may be replaced), as a Uint8Array the hooks made:
+  // anything but an ArrayBuffer of `length` bytes fails the request with a message, instead of keying it.
+  function ownBytes(value, length) {
+    if (!is(P.bufferLength, value) || P.bufferLength(value) !== length) {
+      throw new HookError('a body read back as something other than its bytes (was Blob.prototype.slice or '
+        + 'arrayBuffer replaced?)');
+    }
+    return new P.U8(value);
+  }
+
   // Fetch options that carry the key are objects without a prototype: the engine reads every option by name, and a
   // getter a page put on Object.prototype for an option not given would run with the options (and the key) as `this`.
-  const create = Object.create;
-  const assign = Object.assign;
   // No rest or spread: both run Array.prototype[Symbol.iterator], which a page can replace, over the options.
   const bare = (first, second) => {
-    const options = assign(create(null), first);
-    return second ? assign(options, second) : options;
+    const options = P.assign(P.create(null), first);
+    return second ? P.assign(options, second) : options;
   };
-  const forEachHeader = Headers.prototype.forEach;
   class HookError extends Error {}
   class ChannelUnreachable extends Error {}
-  // Taken before page scripts run: the channel upload must not call anything a page can replace.
-  const listen = EventTarget.prototype.addEventListener;
-  const xhrStatus = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, 'status').get;
-  const xhrText = Object.getOwnPropertyDescriptor(XMLHttpRequest.prototype, 'responseText').get;
 
   function install(win, parentPageURL) {
     let href;
@@ -107,17 +211,18 @@
     // Script-made frames (about:blank, srcdoc) share their creator's origin and base URL: hook them as that page.
     let pageURL = href;
     if (href === 'about:blank' || href === 'about:srcdoc') {
-      pageURL = parentPageURL || (win.document && win.document.baseURI) || href;
+      pageURL = parentPageURL || (win.document && P.baseURI(win.document)) || href;
     }
     let page;
     try {
-      page = new URL(pageURL);
+      page = new P.URL(pageURL);
     } catch (e) {
       return;
     }
-    const pageScheme = page.protocol.slice(0, -1).toLowerCase();
-    const intercepted = config.schemes.includes(pageScheme);
-    const originOf = (url) => url.protocol.toLowerCase() + '//' + url.host.toLowerCase();
+    // Which origin this page is and whether its scheme is intercepted decide where the key may go: kept built-ins only.
+    const pageScheme = P.lower(P.slice(P.urlProtocol(page), 0, -1));
+    const intercepted = includes(config.schemes, pageScheme);
+    const originOf = (url) => P.lower(P.urlProtocol(url)) + '//' + P.lower(P.urlHost(url));
     const pageOrigin = originOf(page);
     const reserved = (path) => pageOrigin + RESERVED + path;
     const state = { enabled: true, strategy: intercepted ? strategyFor(pageURL) : 'off' };
@@ -189,11 +294,12 @@
       return null;
     }
 
-    // Whether a body sent to `url` needs the key: a request to this page's own origin on the custom scheme.
+    // Whether a body sent to `url` may get the key: a request to this page's own origin on the custom scheme.
+    // `url` may be anything a page passed; it is turned into a string once, then only kept built-ins run.
     function vouches(url) {
       if (!intercepted) return false;
       try {
-        return originOf(new URL(url, win.document.baseURI)) === pageOrigin;
+        return originOf(new P.URL(P.String(url), P.baseURI(win.document))) === pageOrigin;
       } catch (e) {
         return false;
       }
@@ -202,22 +308,25 @@
     // `headers` (anything Headers takes) with the body key added, as a record without a prototype: the engine
     // reads a Headers object or an array through their iterators, which a page can replace to read the key.
     function keyed(headers) {
-      const record = create(null);
-      forEachHeader.call(new win.Headers(headers || undefined), (value, name) => { record[name] = value; });
+      const record = P.create(null);
+      P.headersForEach(new P.Headers(headers || undefined), (value, name) => { record[name] = value; });
       record[KEY_HEADER] = BODY_KEY;
       return record;
     }
 
+    // The one way a keyed fetch leaves the hooks: `init` is a record they made (see `bare`), its body null or one
+    // `engineSafe` gave, its headers `keyed(...)`; the engine's own fetch is called through the kept function.
+    const keyedFetch = (url, init) => P.fetch(win, url, init);
+
     // The engine's own fetch for a body the hooks do not carry: an engine-safe body (or none) to this page's origin
     // gets the key (native reads it); any other body goes as it is (native refuses it without reading it).
     function engineFetch(self, input, init, kind, body) {
-      const isRequest = tagOf(input) === '[object Request]';
-      if (!vouches(isRequest ? input.url : String(input))) return origFetch.call(self, input, init);
-      // Objects the engine turns into text anyway go as text, so what is sent is what was checked.
-      if (kind === 'other') [kind, body] = ['string', String(body)];
-      if (!isGenuine(kind, body)) return origFetch.call(self, input, init);
+      const isRequest = isRequestObject(input);
+      if (!vouches(isRequest ? P.requestURL(input) : input)) return origFetch.call(self, input, init);
+      const safe = engineSafe(kind, body);
+      if (safe === undefined) return origFetch.call(self, input, init);
       const base = init && init.headers !== undefined ? init.headers : isRequest ? input.headers : undefined;
-      return origFetch.call(self, input, bare(init, { body, headers: keyed(base) }));
+      return keyedFetch(input, bare(init, { body: safe, headers: keyed(base) }));
     }
 
     // The bytes and default Content-Type the engine itself would send for `body` (the engine serialises
@@ -277,7 +386,7 @@
     // right then, before the rest is up); the others go up to `config.uploadsInFlight` at a time, each at its
     // offset (the store takes them in any order). `onProgress(loaded, total)` as chunks complete; `loaded` grows.
     async function upload(blob, type, signal, onProgress, onID) {
-      const size = blob.size;
+      const size = P.blobSize(blob);
       const step = config.chunkBytes;
       // One failed chunk stops the others.
       const stop = new win.AbortController();
@@ -287,8 +396,10 @@
         else signal.addEventListener('abort', forward, { once: true });
       }
       const post = async (url, offset, end, headers) => {
-        const bytes = end > offset ? await blob.slice(offset, end).arrayBuffer() : new ArrayBuffer(0);
-        const response = await origFetch.call(win, url, bare({
+        // Bytes the hooks own: `blob` may be the page's, with its methods replaced.
+        const bytes = end > offset ? ownBytes(await P.blobBytes(P.blobSlice(blob, offset, end)), end - offset)
+          : new P.U8(0);
+        const response = await keyedFetch(url, bare({
           method: 'POST', body: bytes, headers: keyed(headers), signal: stop.signal, cache: 'no-store',
         }));
         const answer = await response.json().catch(() => ({}));
@@ -343,32 +454,33 @@
     // ChannelUnreachable when no answer came (refused connection, CORS refusal), with HookError when native refused.
     function sendOverChannel(blob, id, signal, onProgress) {
       return new Promise((resolve, reject) => {
-        const xhr = new XHR();
+        const xhr = new P.XHR();
         // One URL for every body, so the engine keeps the CORS preflight's answer instead of asking each time.
-        orig.open.call(xhr, 'POST', config.channel + '/body');
-        orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
-        orig.setRequestHeader.call(xhr, BODY_HEADER, id);
-        const abort = () => orig.abort.call(xhr);
-        if (signal.aborted) return reject(signal.reason);
-        signal.addEventListener('abort', abort, { once: true });
-        listen.call(xhr.upload, 'progress', (event) => { if (event.loaded > 0) onProgress(event.loaded, blob.size); });
-        listen.call(xhr, 'loadend', () => {
-          signal.removeEventListener('abort', abort);
-          const status = xhrStatus.call(xhr);
+        P.open(xhr, 'POST', config.channel + '/body');
+        P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
+        P.setRequestHeader(xhr, BODY_HEADER, id);
+        const abort = () => P.abort(xhr);
+        if (P.aborted(signal)) return reject(signal.reason);
+        P.listen(signal, 'abort', abort, { once: true });
+        const size = P.blobSize(blob);
+        P.listen(P.upload(xhr), 'progress', (event) => { if (event.loaded > 0) onProgress(event.loaded, size); });
+        P.listen(xhr, 'loadend', () => {
+          P.unlisten(signal, 'abort', abort);
+          const status = P.status(xhr);
           if (status === 200) return resolve();
-          if (status === 0) return reject(signal.aborted ? signal.reason : new ChannelUnreachable());
+          if (status === 0) return reject(P.aborted(signal) ? signal.reason : new ChannelUnreachable());
           let answer = {};
-          try { answer = JSON.parse(xhrText.call(xhr)); } catch (e) { /* no JSON: the status says it */ }
+          try { answer = P.parseJSON(P.responseText(xhr)); } catch (e) { /* no JSON: the status says it */ }
           reject(new HookError(answer.error || 'body upload failed with status ' + status));
         });
-        orig.send.call(xhr, blob);
+        P.send(xhr, blob);
       });
     }
 
     function discard(id) {
       // Keyed: native refuses a DELETE without the key unread, like any request that may carry a body.
       if (id) {
-        origFetch.call(win, reserved('body/' + id), bare({ method: 'DELETE', headers: keyed(), cache: 'no-store' }))
+        keyedFetch(reserved('body/' + id), bare({ method: 'DELETE', headers: keyed(), cache: 'no-store' }))
           .catch(() => {});
       }
     }
@@ -486,7 +598,7 @@
     xhrProto.send = function (body) {
       const st = xhrState.get(this);
       if (!st || !st.plan || st.phase !== 'opened' || this.readyState !== 1) {
-        if (st && st.phase === 'opened' && this.readyState === 1) return orig.send.call(this, keyIfVouched(this, st, body));
+        if (st && st.phase === 'opened' && this.readyState === 1) return sendKeyedIfVouched(this, st, body);
         return orig.send.apply(this, arguments);
       }
       let kind = kindOf(body);
@@ -503,7 +615,7 @@
             'make the request asynchronous', 'InvalidAccessError');
         }
         st.phase = 'sent';
-        if (st.plan.mode === 'store') return orig.send.call(this, keyIfVouched(this, st, body));
+        if (st.plan.mode === 'store') return sendKeyedIfVouched(this, st, body);
         // Engine-safe bodies ride on the proxy request itself, so synchronous requests keep working.
         const type = authorType ? authorType[1] : defaultTypeSync(body, kind);
         return sendProxied(this, st, kind === 'none' ? null : body, null, type);
@@ -519,7 +631,7 @@
       (async () => {
         try {
           const { blob, type } = await serialize(body, kind);
-          total = blob.size;
+          total = P.blobSize(blob);
           const sentType = authorType ? authorType[1] : type;
           const id = await upload(blob, sentType, st.controller.signal,
             (loaded) => { if (loaded < total) progress(xhr.upload, 'progress', loaded, total); },
@@ -530,9 +642,9 @@
           progress(xhr.upload, 'loadend', total, total);
           st.phase = 'sent';
           if (st.plan.mode === 'proxy') return sendProxied(xhr, st, null, id, sentType);
-          orig.setRequestHeader.call(xhr, BODY_HEADER, id);
-          if (!authorType && sentType) orig.setRequestHeader.call(xhr, 'Content-Type', sentType);
-          orig.send.call(xhr, null);
+          P.setRequestHeader(xhr, BODY_HEADER, id);
+          if (!authorType && sentType) P.setRequestHeader(xhr, 'Content-Type', sentType);
+          P.send(xhr, null);
         } catch (error) {
           if (st.phase !== 'uploading') return;
           st.phase = 'failed';
@@ -545,14 +657,14 @@
       return undefined;
     };
 
-    // An engine-safe body the engine sends itself to this page's origin carries the key (see KEY_HEADER).
-    // Returns the body to send: objects the engine turns into text anyway, as that text.
-    function keyIfVouched(xhr, st, body) {
-      let kind = kindOf(body);
-      if (st.method === 'GET' || st.method === 'HEAD' || !vouches(st.url)) return body;
-      if (kind === 'other') [kind, body] = ['string', String(body)];
-      if (isGenuine(kind, body)) orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
-      return body;
+    // Sends `body` with the engine's XHR: to this page's origin, an engine-safe body goes with the key (see
+    // KEY_HEADER and `engineSafe`); any other body goes as it is, and native refuses it without reading it.
+    function sendKeyedIfVouched(xhr, st, body) {
+      if (st.method === 'GET' || st.method === 'HEAD' || !vouches(st.url)) return P.send(xhr, body);
+      const safe = engineSafe(kindOf(body), body);
+      if (safe === undefined) return P.send(xhr, body);
+      P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
+      return P.send(xhr, safe);
     }
 
     // The events the engine fires when a request ends before its response (abort, error, timeout), for a
@@ -598,10 +710,13 @@
         credentials: xhr.withCredentials ? 'include' : 'same-origin', redirect: 'follow', firstParty: pageURL,
         inlineType: !type && inlineBody !== null,
       };
-      orig.setRequestHeader.call(xhr, PROXY_HEADER, descriptorHeader(descriptor));
-      orig.setRequestHeader.call(xhr, KEY_HEADER, BODY_KEY);
+      // Only bodies `engineSafe` made ride on the keyed proxy request; a caller passes null or such a body.
+      const safe = inlineBody === null ? null : engineSafe(kindOf(inlineBody), inlineBody);
+      if (safe === undefined) throw new win.DOMException('HybridKit: this body cannot be sent', 'InvalidAccessError');
+      P.setRequestHeader(xhr, PROXY_HEADER, descriptorHeader(descriptor));
+      P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
       st.phase = 'sent';
-      return orig.send.call(xhr, inlineBody);
+      return P.send(xhr, safe);
     }
 
     // Timeouts of hooked requests are kept here: they must cover the upload, and WebKit does not time out
@@ -655,13 +770,13 @@
     // One hooked fetch per API that uses it, so each follows its own switch.
     function hookedFetch(api) {
       return function (input, init) {
-        const isRequest = tagOf(input) === '[object Request]';
-        const plan = planFor(isRequest ? input.url : String(input), api);
+        const isRequest = isRequestObject(input);
+        const plan = planFor(isRequest ? P.requestURL(input) : String(input), api);
         let body = init && 'body' in init ? init.body : undefined;
         let kind = kindOf(body);
         // A null or undefined init body leaves the Request's own body in place (Fetch: only a non-null one replaces
         // it), so 'none' must mean no body at all: a keyed request is read by native.
-        if (isRequest && kind === 'none' && input.body !== null) kind = 'request';
+        if (isRequest && kind === 'none' && P.requestBody(input) !== null) kind = 'request';
         if (!plan || (plan.mode === 'store' && !needsStore(kind, body))) return engineFetch(this, input, init, kind, body);
         return fetchHooked(input, init, plan, body, kind);
       };
@@ -677,9 +792,9 @@
         const rest = bare(init);
         delete rest.body;
         delete rest.duplex;
-        request = new win.Request(input, rest);
+        request = new P.Request(input, rest);
       } else {
-        request = new win.Request(input, init);
+        request = new P.Request(input, init);
       }
       const method = request.method.toUpperCase();
       let blob = null;
@@ -689,8 +804,8 @@
           const serialized = await serialize(body, kind);
           blob = serialized.blob;
           if (!type) type = serialized.type;
-        } else if (request.body !== null) {
-          blob = await request.blob();
+        } else if (P.requestBody(request) !== null) {
+          blob = await P.requestBlob(request);
         }
       }
       const signal = request.signal;
@@ -704,7 +819,7 @@
       let uploading = null;
       // Full proxy sends a body of up to one chunk on the proxy request itself, except a Blob-backed one when the
       // body channel can take it: the engine sends that without the page reading it first.
-      const storeIt = blob && (plan.mode === 'store' || blob.size > config.chunkBytes || (aside && !!config.channel));
+      const storeIt = blob && (plan.mode === 'store' || P.blobSize(blob) > config.chunkBytes || (aside && !!config.channel));
       if (storeIt) {
         let pending = null;
         const failed = (error) => {
@@ -724,18 +839,18 @@
         }
         uploading = whole.catch((error) => { throw failed(error); });
       } else if (blob) {
-        inline = await blob.arrayBuffer();
+        inline = ownBytes(await P.blobBytes(blob), P.blobSize(blob));
       }
       // The request goes out while the upload may still run. The page's abort reaches it through `cut`; so does a
       // failed upload, unless the answer came already (a server may answer before it read the whole body).
       const sendAlongside = async (url, init) => {
-        if (!uploading) return origFetch.call(win, url, bare({ signal }, init));
+        if (!uploading) return keyedFetch(url, bare({ signal }, init));
         const cut = new win.AbortController();
         const forward = () => cut.abort(signal.reason);
         if (signal.aborted) forward();
         else signal.addEventListener('abort', forward, { once: true });
         let answered = false;
-        const sent = origFetch.call(win, url, bare(init, { signal: cut.signal }))
+        const sent = keyedFetch(url, bare(init, { signal: cut.signal }))
           .then((answer) => { answered = true; return answer; });
         const uploadFailed = uploading.then(() => new Promise(() => {}), (error) => {
           if (!answered) cut.abort();
@@ -769,7 +884,7 @@
           method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), cache: 'no-store',
         });
       } else {
-        response = await origFetch.call(win, reserved('proxy'), bare({
+        response = await keyedFetch(reserved('proxy'), bare({
           method: 'POST', headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }), body: inline, signal,
           cache: 'no-store',
         }));
@@ -819,13 +934,13 @@
         const kind = kindOf(data);
         if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) {
           if (kind === 'none' || !vouches(url)) return orig.beacon.apply(this, arguments);
-          const text = kind === 'other' ? String(data) : data;
-          if (!isGenuine(kind === 'other' ? 'string' : kind, text)) return orig.beacon.apply(this, arguments);
-          const size = typeof text === 'string' ? new win.TextEncoder().encode(text).length
-            : kind === 'buffer' || kind === 'view' ? text.byteLength : 0;
+          const safe = engineSafe(kind, data);
+          if (safe === undefined) return orig.beacon.apply(this, arguments);
+          const size = typeof safe === 'string' ? new win.TextEncoder().encode(safe).length
+            : kind === 'buffer' || kind === 'view' ? P.arrayLength(safe) : 0;
           if (size > 65536) return false; // the beacon quota, as the engine applies it
           // An engine-safe beacon to this page's origin: the same request, as a keepalive fetch with the key.
-          origFetch.call(win, url, bare({ method: 'POST', body: text, keepalive: true, credentials: 'include',
+          keyedFetch(url, bare({ method: 'POST', body: safe, keepalive: true, credentials: 'include',
             headers: keyed() })).catch(() => {});
           return true;
         }
