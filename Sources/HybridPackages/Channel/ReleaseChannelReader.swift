@@ -99,6 +99,24 @@ public final class ReleaseChannelReader: Sendable {
         }
     }
 
+    /// Judges an answer that carries no index (`status`, e.g. 404) for `id`, as `accept(.notModified…)` judges a
+    /// 304: with no index accepted before, there is simply nothing published (nil). With one, the held copy is
+    /// re-verified and, once it has expired, refused with `notServedAfterExpiry`, so a mirror cannot freeze an
+    /// install on its last index by hiding the file. Before expiry the held index's expiry is returned and
+    /// nothing is offered: a missing file is no reason to install anything.
+    public func acceptMissing(for id: String, status: Int, source: String) throws(ReleaseIndexError) -> Date? {
+        try lock.withLock { (_: inout Void) throws(ReleaseIndexError) -> Date? in
+            let url = ChannelCheckpoint.url(storeRoot: storeRoot, channel: configuration.channel, id: id)
+            guard let held = ChannelCheckpoint.load(from: url) else { return nil }
+            let index = try SignedReleaseIndex.open(held.file, trustedKey: configuration.releaseKey, source: source)
+            do throws(ReleaseIndexError) { try check(index, id: id, source: source) } catch {
+                guard case .expired(_, let expiresAt, let now) = error else { throw error }
+                throw .notServedAfterExpiry(source: source, status: status, expiresAt: expiresAt, now: now)
+            }
+            return index.expiresAt
+        }
+    }
+
     /// The newest release in `index` this install may take: not excluded, within its rollout bucket, and not
     /// needing a newer host. File URLs are resolved against `base`, the index's URL.
     public func eligibleRelease(

@@ -16,6 +16,9 @@ public enum ReleaseIndexError: Error, Sendable, Equatable, CustomStringConvertib
     case conflictingIndex(source: String, sequence: Int)
     /// Past its expiry: a mirror freezing clients on an old index, or a publisher that stopped re-signing.
     case expired(source: String, expiresAt: Date, now: Date)
+    /// The server no longer serves the index (`status`, e.g. 404) and the one accepted before has expired: the
+    /// install can no longer learn of new releases or withdrawals, so it says so instead of claiming to be current.
+    case notServedAfterExpiry(source: String, status: Int, expiresAt: Date, now: Date)
     /// The index lists something unusable (a version or URL that does not parse).
     case invalidRelease(source: String, reason: String)
     /// The accepted index could not be remembered in the store, so it was not used.
@@ -41,6 +44,9 @@ public enum ReleaseIndexError: Error, Sendable, Equatable, CustomStringConvertib
         case .expired(let source, let expiresAt, let now):
             return
                 "The release index at \(source) expired at \(expiresAt) (now \(now)); the publisher must re-sign it (`hybrid publish --refresh`) or the mirror is serving an old copy."
+        case .notServedAfterExpiry(let source, let status, let expiresAt, let now):
+            return
+                "\(source) answered HTTP \(status), and the release index accepted before expired at \(expiresAt) (now \(now)): updates are frozen. Check that the mirror or CDN still serves this file and that the publisher re-signs it (`hybrid publish --refresh`)."
         case .invalidRelease(let source, let reason):
             return "The release index at \(source) lists an unusable release: \(reason)."
         case .storage(let reason):

@@ -10,6 +10,11 @@ public enum HTTPUpdateClientError: Error, Sendable, Equatable, CustomStringConve
     case invalidLocation(String)
     /// The request itself failed (DNS, connection, TLS…).
     case transport(url: String, reason: String)
+    /// The server declared or sent more bytes than the answer may have (`limit`): an endless or padded body, or
+    /// more than the range asked for. Reading stopped at the limit, so memory stays bounded.
+    case bodyTooLarge(url: String, limit: Int)
+    /// No complete answer within the deadline (`after`): a server dripping bytes, or one that never finishes.
+    case timedOut(url: String, after: Duration)
 
     public var description: String {
         switch self {
@@ -25,6 +30,12 @@ public enum HTTPUpdateClientError: Error, Sendable, Equatable, CustomStringConve
             return "'\(location)' is not an http(s) URL; the release document must list downloadable URLs."
         case .transport(let url, let reason):
             return "Cannot reach \(url): \(reason). Check the network and the server address."
+        case .bodyTooLarge(let url, let limit):
+            return
+                "The server for \(url) declared or sent more than \(limit) bytes, more than this answer may have; the transfer was stopped and nothing was used. A mirror, CDN or proxy is altering the file: check what it serves for this URL."
+        case .timedOut(let url, let after):
+            return
+                "No complete answer from \(url) within \(after); the transfer was stopped and nothing was installed. Check the network and the mirror, or raise `UpdateTransferLimits` if the link is really this slow."
         }
     }
 }
