@@ -17,7 +17,7 @@
     /// Built and tested on Linux against `WebKitStandIn` (WebKit's API and run-time rules over WebKitGTK); on a Mac
     /// `swift test` runs `WKWebViewHostTests` against the real WKWebView. Differences from WebKitGTK that callers see:
     /// - WKWebView takes scheme handlers only before the view exists: name the schemes when creating the engine
-    ///   (``init(configuration:schemes:settings:)``, ``WKEngineFactory/schemes``); ``setSchemeHandler(_:forScheme:)``
+    ///   (``init(configuration:schemes:settings:frame:)``, ``WKEngineFactory/schemes``); ``setSchemeHandler(_:forScheme:)``
     ///   then routes them, and throws for a scheme that was not named;
     /// - ``terminateWebProcess()`` does nothing: WKWebView has no public API for it (the only way in is the private
     ///   `_killWebContentProcess`, which an App Store app may not call), so white-screen recovery is tested on

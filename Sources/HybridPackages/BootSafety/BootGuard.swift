@@ -20,7 +20,12 @@ public final class BootGuard: Sendable {
     // One decision at a time per guard: an open, a confirmation and a failure must not interleave their writes.
     private let lock = Mutex<Void>(())
 
-    /// - Parameter hook: told between the steps of an activation on trial (crash tests stop there).
+    /// - Parameters:
+    ///   - store: the package store whose versions this guard activates, confirms and rolls back.
+    ///   - policy: how long a version on trial has to confirm, and how many failed opens it is allowed.
+    ///   - clock: the time trials are measured in (a fixed clock in tests).
+    ///   - onRollback: told of every rollback, with its reason (to report it).
+    ///   - hook: told between the steps of an activation on trial (crash tests stop there).
     public init(
         store: PackageStore, policy: BootTrialPolicy = BootTrialPolicy(),
         clock: any PackageClock = SystemPackageClock(),
