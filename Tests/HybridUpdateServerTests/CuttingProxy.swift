@@ -20,23 +20,9 @@ final class CuttingProxy: Sendable {
 
     init(upstreamPort: UInt16) throws {
         self.upstreamPort = upstreamPort
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw NginxServer.Failure.spawnFailed(errno)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        let socket = try CuttingProxy.listenOnLoopback()
+        listener = socket.fd
+        port = socket.port
         let proxy = self
         Thread { proxy.acceptLoop() }.start()
     }
@@ -111,5 +97,27 @@ final class CuttingProxy: Sendable {
             passed += allowed
             if let limit, passed >= limit { return true }
         }
+    }
+}
+
+extension CuttingProxy {
+    /// A listening TCP socket on 127.0.0.1 at a port the system picks (shared by the tests' raw servers).
+    static func listenOnLoopback() throws -> (fd: Int32, port: UInt16) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw NginxServer.Failure.spawnFailed(errno)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
     }
 }

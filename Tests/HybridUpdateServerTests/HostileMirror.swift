@@ -34,23 +34,9 @@ final class HostileMirror: Sendable {
     init(upstreamPort: UInt16? = nil, reply: @escaping @Sendable (String) -> Reply) throws {
         self.upstreamPort = upstreamPort
         self.reply = Mutex(reply)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in.loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw NginxServer.Failure.spawnFailed(errno)
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
+        let socket = try CuttingProxy.listenOnLoopback()
+        listener = socket.fd
+        port = socket.port
         let mirror = self
         Thread { mirror.acceptLoop() }.start()
     }
