@@ -37,26 +37,38 @@
             }
             let (request, stream) = WKSchemeTaskAdapter.engineRequest(
                 urlSchemeTask.request, mayReadBody: handler.mayReadBody(of:))
+            let limit = handler.maximumBodySize
+            if let body = request.body, body.count > limit {
+                // A form post's body, handed over whole: the same limit as a streamed one.
+                let error = RequestBodyLimit.refuse(request, limit: limit, logger: WKEngine.logger)
+                return urlSchemeTask.didFailWithError(WKSchemeTaskAdapter.nsError(error))
+            }
             guard let stream else { return begin(urlSchemeTask, request: request, handler: handler) }
             // WebKit hands an upload over as a stream that fills as the page sends it: a large one read here would
             // block the UI. It is read on another thread, and the handler starts with the whole body.
             reading[key] = urlSchemeTask
             let body = BodyStreamHandOff(stream)
             DispatchQueue.global(qos: .userInitiated).async {
-                let data = body.readAll()
+                let data = body.readAll(limit: limit)
                 DispatchQueue.main.async {
-                    MainActor.assumeIsolated { self.bodyRead(key, request: request, body: data) }
+                    MainActor.assumeIsolated { self.bodyRead(key, request: request, body: data, limit: limit) }
                 }
             }
         }
 
-        private func bodyRead(_ key: ObjectIdentifier, request: EngineRequest, body: Data) {
+        /// `body` is nil when it was over `limit` and was not read to its end.
+        private func bodyRead(_ key: ObjectIdentifier, request: EngineRequest, body: Data?, limit: Int) {
             // Stopped (or the view closed) while the body was read: WebKit must not hear of the task again.
             guard let task = reading.removeValue(forKey: key) else { return }
             guard let handler else {
                 WKEngine.logger.notice(
                     "custom-scheme request \(request.url.absoluteString) failed: its engine was released while the body was read; keep the engine (or its container) alive while its view loads")
                 task.didFailWithError(WKSchemeTaskAdapter.nsError(.notFound("no handler for this scheme any more")))
+                return
+            }
+            guard let body else {
+                task.didFailWithError(
+                    WKSchemeTaskAdapter.nsError(RequestBodyLimit.refuse(request, limit: limit, logger: WKEngine.logger)))
                 return
             }
             var withBody = request
@@ -94,7 +106,7 @@
     final class BodyStreamHandOff: @unchecked Sendable {
         private let stream: InputStream
         init(_ stream: InputStream) { self.stream = stream }
-        func readAll() -> Data { WKSchemeTaskAdapter.readAll(stream) }
+        func readAll(limit: Int) -> Data? { WKSchemeTaskAdapter.readAll(stream, limit: limit) }
     }
 
     /// One WKURLSchemeTask behind the port's SchemeTask. WebKit raises an Objective-C exception for a call out of
@@ -111,7 +123,7 @@
         private(set) var violations: [SchemeTaskOrderViolation] = []
 
         /// `request` is the task's request as the port sees it, its body already read (``engineRequest(_:mayReadBody:)``
-        /// and ``readAll(_:)``, off the main thread).
+        /// and ``readAll(_:limit:)``, off the main thread).
         init(
             task: any WKURLSchemeTask, request: EngineRequest, handler: any SchemeHandler,
             onEnd: @escaping @MainActor () -> Void
@@ -205,7 +217,7 @@
         /// The request as the port sees it, and the body stream still to be read, if any. WebKit hands XHR and
         /// fetch bodies over as `httpBodyStream` (and form posts as `httpBody`); the handler is asked first whether
         /// the body may be read at all (`SchemeHandler/mayReadBody(of:)`), as on WebKitGTK. The stream is not read
-        /// here: the caller reads it off the main thread (``readAll(_:)``) and sets `body`.
+        /// here: the caller reads it off the main thread (``readAll(_:limit:)``) and sets `body`.
         nonisolated static func engineRequest(_ urlRequest: URLRequest, mayReadBody: (EngineRequest) -> Bool)
             -> (request: EngineRequest, bodyStream: InputStream?)
         {
@@ -226,19 +238,15 @@
             return (request, urlRequest.httpBodyStream)
         }
 
-        /// Reads a body stream to its end. It fills as the page uploads, so a read may wait: never call this on the
-        /// main thread.
-        nonisolated static func readAll(_ stream: InputStream) -> Data {
+        /// Reads a body stream to its end, or to `limit` bytes (nil: over it). It fills as the page uploads, so a
+        /// read may wait: never call this on the main thread.
+        nonisolated static func readAll(_ stream: InputStream, limit: Int) -> Data? {
             stream.open()
             defer { stream.close() }
-            var data = Data()
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            while true {
-                let count = stream.read(&chunk, maxLength: chunk.count)
-                guard count > 0 else { break }
-                data.append(contentsOf: chunk[0..<count])
+            return RequestBodyLimit.collect(limit: limit) { buffer in
+                guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+                return stream.read(base, maxLength: buffer.count)
             }
-            return data
         }
     }
 #endif

@@ -19,7 +19,7 @@ import Testing
         (function (target) {
           const realApply = Reflect.apply, defineProperty = Object.defineProperty, getDescriptor =
             Object.getOwnPropertyDescriptor, ownKeys = Reflect.ownKeys, getPrototypeOf = Object.getPrototypeOf,
-            realToString = Object.prototype.toString, realBlobSize = getDescriptor(Blob.prototype, 'size').get;
+            realToString = Object.prototype.toString, realTest = RegExp.prototype.test, realBlobSize = getDescriptor(Blob.prototype, 'size').get;
           const seen = new Set(), setAdd = Set.prototype.add, setValues = Set.prototype.values,
             setNext = Object.getPrototypeOf(new Set().values()).next, stringIncludes = String.prototype.includes;
           let busy = false, fired = 0;
@@ -109,6 +109,19 @@ import Testing
             replaced,
             get fired() { return fired; },
             // Runs with the traps quiet, so the text asked about is not recorded by the search itself.
+            // Whether a string of 32 hex digits passed through a trap: the bridge's keys have that form (a
+            // document's token and the runtime id have 16), and nothing else on the test page does.
+            sawKeyShapedString: () => {
+              busy = true;
+              try {
+                const shape = /[0-9a-f]{32}/;
+                const values = realApply(setValues, seen, []);
+                for (let step = realApply(setNext, values, []); !step.done; step = realApply(setNext, values, [])) {
+                  if (realApply(realTest, shape, [step.value])) return true;
+                }
+                return false;
+              } finally { busy = false; }
+            },
             sawPart: (text) => {
               busy = true;
               try {
@@ -207,6 +220,40 @@ import Testing
             "(() => { const record = Object.create(null); record['X-Hybrid-Body-Key'] = 'control-7f3a';"
                 + " Object.prototype.toString.call(record); return window.__traps.sawPart('control-7f3a'); })()")
         #expect(control == "true", "the traps did not see a record's value: the check is blind")
+    }
+
+    static let echo = BridgeModule("echo", access: .origins("app://demo")) { module in
+        module.method("say") { (text: String, _) async throws -> String in text }
+        module.method("saySync", synchronous: true) { (text: String, _) async throws -> String in text }
+    }
+
+    /// The bridge runtime's secrets: the key that proves native's deliveries, the key on synchronous prompts and
+    /// the relay secret (all 32 hex digits). With every built-in replaced after the runtime ran, calls, synchronous
+    /// calls, events and published state still work, and no trap sees a string of that shape.
+    @Test @GTKActor func noReplacedBuiltInSeesTheBridgesKeys() async throws {
+        let page = try await TestPage.ready(modules: [Self.echo])
+        defer { page.close() }
+        _ = try await page.view.evaluateJavaScript(Self.traps + "; true")
+        #expect(try await page.evaluate("window.__traps.replaced > 300", as: Bool.self))
+        #expect(
+            try await page.evaluate(
+                "(() => { window.__heard = []; hybrid.on('news', (d) => window.__heard.push(d)); return true; })()",
+                as: Bool.self))
+        try await page.page.bridge.emit("news", "from native")
+        try await page.page.bridge.publishState("mood", "calm", module: "echo")
+        #expect(try await page.settle("hybrid.call('echo', 'say', 'async hello')", as: String.self) == "async hello")
+        #expect(try await page.evaluate("hybrid.callSync('echo', 'saySync', 'sync hello')", as: String.self) == "sync hello")
+        try await page.waitFor("window.__heard.length === 1")
+        #expect(try await page.evaluate("window.__heard[0]", as: String.self) == "from native")
+        #expect(try await page.evaluate("window.__traps.fired > 0", as: Bool.self), "the traps ran")
+        #expect(
+            try await page.evaluate("window.__traps.sawKeyShapedString()", as: Bool.self) == false,
+            "a replaced built-in saw one of the bridge's keys")
+        // The control: the same search finds a key-shaped string handed to a replaced built-in.
+        #expect(
+            try await page.evaluate(
+                "(String.prototype.trim.call('0123456789abcdef0123456789abcdef'), window.__traps.sawKeyShapedString())",
+                as: Bool.self), "the search is blind")
     }
 }
 #endif

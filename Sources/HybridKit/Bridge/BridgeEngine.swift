@@ -452,8 +452,7 @@ public actor BridgeEngine {
     ) {
         let limit = timeout ?? configuration.limits.callTimeout
         let source: CallDeadline.Source = timeout == nil ? .callTimeout : .method
-        let task = Task { [weak self] in
-            let outcome = await CallDeadline.run(work, limit: limit, source: source, method: origin.name)
+        let task = CallDeadline.start(work, limit: limit, source: source, method: origin.name) { [weak self] outcome in
             await self?.finish(key, frame: frame, reply: reply, outcome: outcome, origin: origin, fromTask: true)
         }
         calls[key] = PendingCall(task: task, reply: reply)
@@ -570,7 +569,7 @@ public actor BridgeEngine {
     /// The number of elements a pull asks for: the window when the payload says nothing sensible.
     private func pullCount(_ payload: Substring.UTF8View) -> Int {
         let window = configuration.limits.streamWindow
-        guard let count = Int(String(Substring(payload)) ?? ""), count > 0 else { return window }
+        guard let count = Int(String(decoding: payload, as: UTF8.self)), count > 0 else { return window }
         return min(count, window)
     }
 
@@ -769,8 +768,7 @@ public actor BridgeEngine {
         let source: CallDeadline.Source = target.method.timeout == nil ? .syncCallTimeout : .method
         nextSyncID += 1
         let id = nextSyncID
-        let task = Task { [weak self] in
-            let outcome = await CallDeadline.run(work, limit: limit, source: source, method: origin.name)
+        let task = CallDeadline.start(work, limit: limit, source: source, method: origin.name) { [weak self] outcome in
             await self?.finishSync(id, outcome, origin: origin)
         }
         syncCalls[id] = PendingSync(task: task, reply: reply)

@@ -15,11 +15,16 @@ public protocol SchemeHandler: AnyObject, Sendable {
     /// still arriving). Wrappers that stream bodies wait for the whole body before handing a request to a handler
     /// that does not (the default), so no handler loses a body it never knew to wait for.
     var readsBodySource: Bool { get }
+    /// The largest request body the engine reads for this handler, in bytes (``RequestBodyLimit/defaultMaximum``
+    /// unless the handler says otherwise). The engine stops reading a larger one at the limit and fails the request
+    /// (a network error in the page, a warning in the log); the handler never sees it.
+    var maximumBodySize: Int { get }
 }
 
 extension SchemeHandler {
     public func mayReadBody(of request: EngineRequest) -> Bool { true }
     public var readsBodySource: Bool { false }
+    public var maximumBodySize: Int { RequestBodyLimit.defaultMaximum }
 }
 
 /// The head of a response to a scheme request.

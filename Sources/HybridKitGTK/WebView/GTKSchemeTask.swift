@@ -11,6 +11,8 @@ import HybridKit
 @GTKActor
 final class GTKSchemeTask: SchemeTask {
     nonisolated let request: EngineRequest
+    /// The body was over the handler's limit and was not read (``RequestBodyLimit``): fail the task unstarted.
+    nonisolated let bodyOverLimit: Bool
     var onStop: ((GTKSchemeTask) -> Void)?
 
     private var uriRequest: UnsafeMutablePointer<WebKitURISchemeRequest>?
@@ -25,11 +27,12 @@ final class GTKSchemeTask: SchemeTask {
 
     init(
         request: UnsafeMutablePointer<WebKitURISchemeRequest>, mayReadBody: (EngineRequest) -> Bool,
-        onEnd: @escaping (GTKSchemeTask) -> Void
+        bodyLimit: Int, onEnd: @escaping (GTKSchemeTask) -> Void
     ) {
         uriRequest = request
         g_object_ref(request)
-        self.request = GTKSchemeTask.readRequest(request, mayReadBody: mayReadBody)
+        (self.request, bodyOverLimit) = GTKSchemeTask.readRequest(
+            request, mayReadBody: mayReadBody, bodyLimit: bodyLimit)
         self.onEnd = onEnd
     }
 
@@ -182,8 +185,9 @@ final class GTKSchemeTask: SchemeTask {
     }
 
     private static func readRequest(
-        _ request: UnsafeMutablePointer<WebKitURISchemeRequest>, mayReadBody: (EngineRequest) -> Bool
-    ) -> EngineRequest {
+        _ request: UnsafeMutablePointer<WebKitURISchemeRequest>, mayReadBody: (EngineRequest) -> Bool,
+        bodyLimit: Int
+    ) -> (EngineRequest, bodyOverLimit: Bool) {
         let uri = borrowGString(webkit_uri_scheme_request_get_uri(request)) ?? ""
         let url = URL(string: uri) ?? URL(fileURLWithPath: "/")
         let method = borrowGString(webkit_uri_scheme_request_get_http_method(request)) ?? "GET"
@@ -198,30 +202,22 @@ final class GTKSchemeTask: SchemeTask {
             }
         }
         var result = EngineRequest(url: url, method: method, headers: headers)
-        if method == "GET" || method == "HEAD" { return result }
+        if method == "GET" || method == "HEAD" { return (result, false) }
         // Asked before reading: reading a Blob-backed body crashes the UI process (see SchemeHandler.mayReadBody).
         guard mayReadBody(result) else {
             result.bodyWithheld = true
-            return result
+            return (result, false)
         }
-        if let stream = webkit_uri_scheme_request_get_http_body(request) {
-            result.body = readAll(stream)
-            g_object_unref(stream)
-        }
-        return result
-    }
-
-    private static func readAll(_ stream: UnsafeMutablePointer<GInputStream>) -> Data {
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes {
-                g_input_stream_read(stream, $0.baseAddress, gsize($0.count), nil, nil)
-            }
-            guard count > 0 else { break }
-            data.append(contentsOf: chunk[0..<Int(count)])
-        }
-        return data
+        guard let stream = webkit_uri_scheme_request_get_http_body(request) else { return (result, false) }
+        defer { g_object_unref(stream) }
+        // The body is in the UI process already (WebKitGTK hands it over whole), so this read does not wait.
+        guard
+            let body = RequestBodyLimit.collect(
+                limit: bodyLimit,
+                read: { Int(g_input_stream_read(stream, $0.baseAddress, gsize($0.count), nil, nil)) })
+        else { return (result, true) }
+        result.body = body
+        return (result, false)
     }
 }
 

@@ -2,6 +2,7 @@
 import CWebKitGTK
 import Foundation
 import HybridKit
+import Logging
 
 typealias ReplyMessageCallback = @GTKActor (UnsafeMutablePointer<JSCValue>?, OpaquePointer?) -> Void
 typealias MessageCallback = @GTKActor (OpaquePointer?) -> Void
@@ -321,14 +322,21 @@ public final class GTKWebView: WebEngine {
         try registered.get()
     }
 
+    nonisolated static let schemeLogger = Logger(label: "hybrid.gtk")
+
     func handleSchemeRequest(_ request: UnsafeMutablePointer<WebKitURISchemeRequest>) {
         let scheme = borrowGString(webkit_uri_scheme_request_get_scheme(request))?.lowercased() ?? ""
         guard let handler = schemeHandlers[scheme] else {
             GTKSchemeTask.finish(request, error: .notFound("no handler for scheme '\(scheme)'"))
             return
         }
-        let task = GTKSchemeTask(request: request, mayReadBody: { handler.mayReadBody(of: $0) }) { [weak self] task in
+        let limit = handler.maximumBodySize
+        let task = GTKSchemeTask(request: request, mayReadBody: { handler.mayReadBody(of: $0) }, bodyLimit: limit) {
+            [weak self] task in
             self?.schemeTasks[ObjectIdentifier(task)] = nil
+        }
+        if task.bodyOverLimit {
+            return task.fail(RequestBodyLimit.refuse(task.request, limit: limit, logger: Self.schemeLogger))
         }
         schemeTasks[ObjectIdentifier(task)] = task
         task.onStop = { [weak handler] task in handler?.stop(task) }

@@ -181,6 +181,24 @@ extension EngineConformance {
             try rig.expect(!asked.isEmpty, "mayReadBody(of:) was not asked before reading a POST body")
             try rig.expect(asked.allSatisfy { $0.body == nil }, "mayReadBody(of:) got the body already read")
         },
+        ConformanceCase("body.overTheHandlersLimitFailsUnread") { rig in
+            rig.page("index.html", firstPage)
+            rig.handler.limitBodies(to: 1_000)
+            rig.handler.route("/echo") { task in
+                task.respond(status: 200, headers: ["Content-Type": "text/plain"], body: task.request.body ?? Data())
+            }
+            try await rig.load("index.html")
+            // At the limit the body arrives whole; one byte over, the request fails and the handler never sees it.
+            try rig.expectEqual(
+                try await rig.settle(
+                    "fetch('/echo', {method: 'POST', body: 'a'.repeat(1000)}).then((r) => r.text()).then((t) => t.length)"),
+                #"{"v":1000}"#, "a body at the limit")
+            try rig.expectEqual(
+                try await rig.settle(
+                    "fetch('/echo', {method: 'POST', body: 'a'.repeat(1001)}).then(() => 'answered', (e) => e.name)"),
+                #"{"v":"TypeError"}"#, "a body over the limit")
+            try rig.expectEqual(rig.handler.requests(to: "/echo").count, 1, "requests the handler saw")
+        },
         ConformanceCase("body.withheldWhenTheHandlerSaysNo") { rig in
             rig.page("index.html", firstPage)
             rig.handler.readBodies { $0.header("X-Withhold") == nil }

@@ -331,6 +331,7 @@ final class ConformanceSchemeHandler: SchemeHandler {
     }
     private let state = Mutex(State())
     private let bodyPolicy = Mutex<@Sendable (EngineRequest) -> Bool>({ _ in true })
+    private let bodyLimit = Mutex(RequestBodyLimit.defaultMaximum)
 
     var requests: [EngineRequest] { state.withLock { $0.requests } }
     /// Paths of the tasks the engine stopped, in order.
@@ -349,6 +350,8 @@ final class ConformanceSchemeHandler: SchemeHandler {
     }
 
     func readBodies(_ policy: @escaping @Sendable (EngineRequest) -> Bool) { bodyPolicy.withLock { $0 = policy } }
+    func limitBodies(to bytes: Int) { bodyLimit.withLock { $0 = bytes } }
+    var maximumBodySize: Int { bodyLimit.withLock { $0 } }
 
     func start(_ task: any SchemeTask) {
         let route = state.withLock { state -> Route? in

@@ -52,6 +52,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     /// The key the hooks put on the bodies they vouch for (``RequestHooksScript`` bakes it into the page's hooks).
     public let bodyKey: String
 
+    /// The inner handler's: the bodies read here are the ones it serves (slices of an upload are 1 MB each).
+    public var maximumBodySize: Int { inner.maximumBodySize }
+
     /// Only bodies carrying the page's body key are read: the hooks send every Blob-backed body through the store
     /// and key the others, so a body without the key (a Worker's fetch, an unhooked frame, a forged request) may
     /// hold Blob data, which WebKitGTK 2.50 crashes the app reading. A tagged request's body is the stored one.
