@@ -26,6 +26,10 @@ import Testing
         print(BodiesConformance.table(rows))
         for row in BodiesConformance.unexplainedFailures(rows) { Issue.record("\(row)") }
         #expect(rows.count > 60)
+        // Only what XHR has no such body for (a ReadableStream, a Request) may be skipped: a case that starts
+        // skipping elsewhere is a case that stopped being checked.
+        let skipped = rows.filter { $0.verdict == .skipped }.map { "\($0.name) \($0.api)" }
+        #expect(Set(skipped) == ["readablestream xhr", "request xhr"], "\(skipped)")
         #expect(lab.interception.handler.store.count == 0)
     }
 

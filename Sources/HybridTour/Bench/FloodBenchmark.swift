@@ -68,10 +68,11 @@ public enum FloodBenchmark {
         try await Task.sleep(for: .seconds(1))
         probe.reset()
         _ = pings.take()
+        let idleStarted = ContinuousClock.now
         try await Task.sleep(for: options.idle)
         let idleLoop = probe.reading.longestGap
         let idlePings = pings.take()
-        let idlePing = longestGap(idlePings)
+        let idlePing = longestGap(idlePings, from: idleStarted, to: .now)
         let idleRate = Double(idlePings.count) / (options.idle / .seconds(1))
 
         probe.reset()
@@ -79,7 +80,7 @@ public enum FloodBenchmark {
         let json = await done.wait { flooding.evaluateJavaScriptIgnoringResult("flood(\(options.calls))") }
         let floodTime = ContinuousClock.now - started
         let floodLoop = probe.reading.longestGap
-        let floodPing = longestGap(pings.take())
+        let floodPing = longestGap(pings.take(), from: started, to: started + floodTime)
         pinging.evaluateJavaScriptIgnoringResult("stopPing()")
         let result = try JSONDecoder().decode(FloodResult.self, from: Data(json.utf8))
         guard result.ok, result.settled == options.calls else {
@@ -105,8 +106,13 @@ public enum FloodBenchmark {
         ]
     }
 
-    private static func longestGap(_ times: [ContinuousClock.Instant]) -> Duration {
-        zip(times.dropFirst(), times).map { $0 - $1 }.max() ?? .zero
+    /// The longest wait between answers within `start`…`end`, the waits before the first answer and after the
+    /// last one included: a view that got no answer at all during the flood waited the whole of it.
+    static func longestGap(
+        _ times: [ContinuousClock.Instant], from start: ContinuousClock.Instant, to end: ContinuousClock.Instant
+    ) -> Duration {
+        let bounded = [start] + times.filter { $0 > start && $0 < end } + [end]
+        return zip(bounded.dropFirst(), bounded).map { $0 - $1 }.max() ?? .zero
     }
 
     private static func milliseconds(_ duration: Duration) -> Double {

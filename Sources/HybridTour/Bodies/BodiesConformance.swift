@@ -8,16 +8,23 @@ import HybridKitGTK
 @GTKActor
 public enum BodiesConformance {
     public struct Row: Sendable, CustomStringConvertible {
+        /// A case the page could not run here (`skipped`) is neither a pass nor a failure: it is counted apart.
+        public enum Verdict: String, Sendable {
+            case pass, fail, skipped
+        }
+
         public let kind: String
         public let name: String
         public let api: String
         public let strategy: String
-        public let passed: Bool
-        /// Why it failed, or what the unhooked engine could not do.
+        public let verdict: Verdict
+        /// Why it failed or was skipped, or what the unhooked engine could not do.
         public let note: String
 
+        public var passed: Bool { verdict == .pass }
+
         public var description: String {
-            "\(kind) \(name) \(api) \(strategy): \(passed ? "pass" : "FAIL") \(note)"
+            "\(kind) \(name) \(api) \(strategy): \(verdict == .fail ? "FAIL" : verdict.rawValue) \(note)"
         }
     }
 
@@ -43,7 +50,7 @@ public enum BodiesConformance {
     /// The rows that failed for no known reason (known limitations are printed, not returned).
     public static func unexplainedFailures(_ rows: [Row]) -> [Row] {
         rows.filter { row in
-            guard !row.passed else { return false }
+            guard row.verdict == .fail else { return false }
             guard let why = knownLimitation(of: row) else { return true }
             print("known limitation: \(row.name) \(row.api) \(row.strategy): \(why)")
             return false
@@ -93,15 +100,21 @@ public enum BodiesConformance {
         var problems: [String] = []
         var notes: [String] = []
         if case .string(let why)? = hooked["skipped"] {
-            return Row(kind: kind, name: name, api: api, strategy: side.rawValue, passed: true, note: "n/a: \(why)")
+            return Row(kind: kind, name: name, api: api, strategy: side.rawValue, verdict: .skipped, note: why)
         }
-        if let error = hooked["harnessError"] ?? hooked["labError"] { problems.append("harness: \(error)") }
+        if let error = hooked["harnessError"] ?? hooked["labError"] { problems.append("harness: \(show(error))") }
+        // Without the engine's own run there is nothing to compare with: the row cannot pass.
+        if let error = baseline["harnessError"] ?? baseline["labError"] {
+            problems.append("the unhooked baseline failed (\(show(error))): nothing to compare with")
+        } else if baseline == .null {
+            problems.append("the unhooked baseline did not run")
+        }
         // Synchronous XHR may fail instead of working, with an error that says why (the issue allows both).
         if name == "sync", case .string(let thrown)? = hooked["thrown"], thrown.hasPrefix("InvalidAccessError"),
             thrown.contains("synchronous")
         {
             return Row(
-                kind: kind, name: name, api: api, strategy: side.rawValue, passed: true,
+                kind: kind, name: name, api: api, strategy: side.rawValue, verdict: .pass,
                 note: "fails with a clear error: \(thrown)")
         }
         let baselineWorked = baseline["thrown"] == nil && baseline["harnessError"] == nil
@@ -119,7 +132,9 @@ public enum BodiesConformance {
         }
         if hooked["internalHeaders"] == .bool(true) { problems.append("x-hybrid-* headers visible to the page") }
         let note = (problems + notes).joined(separator: "; ")
-        return Row(kind: kind, name: name, api: api, strategy: side.rawValue, passed: problems.isEmpty, note: note)
+        return Row(
+            kind: kind, name: name, api: api, strategy: side.rawValue, verdict: problems.isEmpty ? .pass : .fail,
+            note: note)
     }
 
     static func judgeBody(
@@ -191,7 +206,12 @@ public enum BodiesConformance {
         for row in rows {
             let key = "\(row.kind == "body" ? "body" : "scen") \(row.name) \(row.api)"
             if !keys.contains(key) { keys.append(key) }
-            cells[key + "|" + row.strategy] = row.passed ? (row.note.isEmpty ? "pass" : "pass*") : "FAIL"
+            cells[key + "|" + row.strategy] =
+                switch row.verdict {
+                case .pass: row.note.isEmpty ? "pass" : "pass*"
+                case .skipped: "skipped*"
+                case .fail: "FAIL"
+                }
             if !row.note.isEmpty { notes.append("\(key) [\(row.strategy)]: \(row.note)") }
         }
         let header = ["case", "api"] + strategies
@@ -203,11 +223,16 @@ public enum BodiesConformance {
         func line(_ cells: [String]) -> String {
             zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
         }
-        let passed = rows.filter(\.passed).count
         return
             ([line(header), line(widths.map { String(repeating: "-", count: $0) })] + lines.map(line)
-            + ["", "\(passed)/\(rows.count) passed", "notes (* and FAIL):"] + notes.map { "  " + $0 })
+            + ["", summary(rows), "notes (* and FAIL):"] + notes.map { "  " + $0 })
             .joined(separator: "\n")
+    }
+
+    /// "N passed, N skipped, N failed of N": a skipped case is never counted as a pass.
+    public static func summary(_ rows: [Row]) -> String {
+        let count = { (verdict: Row.Verdict) in rows.filter { $0.verdict == verdict }.count }
+        return "\(count(.pass)) passed, \(count(.skipped)) skipped, \(count(.fail)) failed of \(rows.count)"
     }
 }
 #endif
