@@ -46,7 +46,9 @@ public final class PublicSuffixList: Sendable {
     }()
 
     public static func bundled() throws(PublicSuffixListError) -> PublicSuffixList {
-        guard let url = Bundle.module.url(forResource: "public_suffix_list", withExtension: "dat")
+        guard
+            let url = PackageResources.bundle(of: "HybridCookies")?.url(
+                forResource: "public_suffix_list", withExtension: "dat")
         else {
             throw .resourceMissing
         }
@@ -155,7 +157,7 @@ public enum PublicSuffixListError: Error, Sendable, LocalizedError, CustomString
     public var description: String {
         switch self {
         case .resourceMissing:
-            return "public_suffix_list.dat is not in the module bundle; check the target's resources."
+            return "public_suffix_list.dat is missing: \(PackageResources.shippingAdvice)"
         case .unreadable(let path, let reason):
             return "Cannot read the public suffix list at \(path): \(reason)"
         }

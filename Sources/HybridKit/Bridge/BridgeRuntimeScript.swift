@@ -7,7 +7,7 @@ public enum BridgeRuntimeScript {
         public var description: String {
             switch self {
             case .missingResource(let name):
-                "the JavaScript runtime resource '\(name)' is missing from HybridKit's bundle; rebuild the package"
+                "the JavaScript runtime resource '\(name)' is missing: \(PackageResources.shippingAdvice)"
             }
         }
     }
@@ -19,7 +19,7 @@ public enum BridgeRuntimeScript {
     static let sources: Result<[String], LoadError> = {
         var texts: [String] = []
         for name in files {
-            guard let url = Bundle.module.url(forResource: name, withExtension: "js", subdirectory: "js"),
+            guard let url = PackageResources.url(forResource: name, withExtension: "js", subdirectory: "js"),
                 let text = try? String(contentsOf: url, encoding: .utf8)
             else { return .failure(.missingResource("js/\(name).js")) }
             texts.append(text)
@@ -29,7 +29,7 @@ public enum BridgeRuntimeScript {
 
     /// The TypeScript declarations for page authors (`hybrid.d.ts`).
     public static var typeDeclarationsURL: URL? {
-        Bundle.module.url(forResource: "hybrid", withExtension: "d.ts", subdirectory: "types")
+        PackageResources.url(forResource: "hybrid", withExtension: "d.ts", subdirectory: "types")
     }
 
     /// The complete script for one bridge. `relaySecret` authenticates events relayed to subframes;

@@ -154,7 +154,7 @@ public final class DocumentCookieBridge: Sendable {
 
     /// The shim, configured for this scheme and module, to inject at document start in all frames.
     public func userScript() throws(DocumentCookieBridgeError) -> UserScript {
-        guard let url = Bundle.module.url(forResource: "document-cookie", withExtension: "js", subdirectory: "js"),
+        guard let url = PackageResources.url(forResource: "document-cookie", withExtension: "js", subdirectory: "js"),
             let body = try? String(contentsOf: url, encoding: .utf8)
         else { throw .missingResource("js/document-cookie.js") }
         struct Config: Encodable {
@@ -176,7 +176,7 @@ public enum DocumentCookieBridgeError: Error, Sendable, Equatable, CustomStringC
     public var description: String {
         switch self {
         case .missingResource(let name):
-            "the document.cookie shim resource '\(name)' is missing from HybridKit's bundle; rebuild the package"
+            "the document.cookie shim resource '\(name)' is missing: \(PackageResources.shippingAdvice)"
         }
     }
 }

@@ -42,7 +42,7 @@ public struct BootSafety: PageFeature {
     }
 
     static func script() throws(BootSafetyError) -> UserScript {
-        guard let url = Bundle.module.url(forResource: "packages", withExtension: "js", subdirectory: "js"),
+        guard let url = PackageResources.url(forResource: "packages", withExtension: "js", subdirectory: "js"),
             let source = try? String(contentsOf: url, encoding: .utf8)
         else { throw .missingResource("js/packages.js") }
         return UserScript(source: source, injectionTime: .documentStart, allFrames: false)
@@ -58,7 +58,7 @@ public enum BootSafetyError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noPackageRoute: "BootSafety watches package pages: list a PackageServing feature in the same container"
-        case .missingResource(let path): "HybridKit's resource \(path) is missing from the bundle"
+        case .missingResource(let path): "HybridKit's resource \(path) is missing: \(PackageResources.shippingAdvice)"
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 public enum RequestHooksScript {
     public enum ScriptError: Error, CustomStringConvertible {
         case missingResource
-        public var description: String { "hooks.js is missing from the HybridKit bundle" }
+        public var description: String { "HybridKit's resource js/hooks.js is missing: \(PackageResources.shippingAdvice)" }
     }
 
     static let placeholder = "__HYBRID_REQUEST_CONFIG__"
@@ -16,7 +16,7 @@ public enum RequestHooksScript {
         config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String,
         channel: String? = nil
     ) throws -> String {
-        guard let url = Bundle.module.url(forResource: "hooks", withExtension: "js", subdirectory: "js") else {
+        guard let url = PackageResources.url(forResource: "hooks", withExtension: "js", subdirectory: "js") else {
             throw ScriptError.missingResource
         }
         let template = try String(contentsOf: url, encoding: .utf8)

@@ -1,0 +1,64 @@
+import Foundation
+import HybridCookies
+import HybridKitTesting
+import HybridTestSupport
+import Testing
+
+@testable import HybridKit
+
+/// An app shipped without HybridKit's resource bundles gets typed errors that say what to ship, not a crash
+/// (SwiftPM's `Bundle.module` stops the process when its bundle is missing).
+///
+/// The test binary is copied alone into an empty folder and runs this suite again there, in child mode
+/// (`HYBRIDKIT_CHILD_WITHOUT_RESOURCES`): there it must find no bundle and get the errors; here the copy must exit 0
+/// having run those checks. The same binary beside its bundles (this run) finds them.
+@Suite struct ShippingWithoutResourcesTests {
+    static let childMode = ProcessInfo.processInfo.environment["HYBRIDKIT_CHILD_WITHOUT_RESOURCES"] == "1"
+
+    @Test func withoutItsBundlesAnAppGetsTypedErrorsNotACrash() async throws {
+        if Self.childMode {
+            try await Self.checksWithoutBundles()
+            return
+        }
+        #expect(PackageResources.bundle(of: "HybridKit") != nil, "beside its bundles, the test binary finds them")
+        let executable = try #require(
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"), "this runs on Linux")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hk-no-resources-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("app-without-resources")
+        try FileManager.default.copyItem(atPath: executable, toPath: copy.path)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HYBRIDKIT_CHILD_WITHOUT_RESOURCES"] = "1"
+        let result = try await ChildProcess.run(
+            copy,
+            arguments: [
+                "--testing-library", "swift-testing", "--filter",
+                "ShippingWithoutResourcesTests/withoutItsBundlesAnAppGetsTypedErrorsNotACrash",
+            ],
+            environment: environment, limit: .seconds(120))
+        let output = String(decoding: result.standardOutput + result.standardError, as: UTF8.self)
+        #expect(result.exitStatus == 0, "the copy without bundles: \(output.suffix(3000))")
+        #expect(output.contains("withoutItsBundlesAnAppGetsTypedErrorsNotACrash"), "the copy ran the checks")
+        #expect(!output.contains("could not load resource bundle"), "\(output.suffix(3000))")
+    }
+
+    /// In the copy: no bundle is found, and every place that needs one says what to ship.
+    @MainActor static func checksWithoutBundles() async throws {
+        #expect(PackageResources.bundle(of: "HybridKit") == nil)
+        #expect(PackageResources.bundle(of: "HybridCookies") == nil)
+        do {
+            _ = try PublicSuffixList.bundled()
+            Issue.record("the public suffix list was read without its bundle")
+        } catch {
+            #expect("\(error)".contains("HybridKit_HybridKit.resources"), "\(error)")
+        }
+        let engine = FakeEngine()
+        do {
+            _ = try BridgeEngine(engine: engine)
+            Issue.record("a bridge was made without its runtime script")
+        } catch {
+            #expect("\(error)".contains("HybridKit_HybridKit.resources"), "\(error)")
+        }
+    }
+}
