@@ -21,6 +21,11 @@ public final class PublicSuffixList: Sendable {
         public var section: Section
     }
 
+    /// Without a list, every host is treated as a public suffix: cookies stay host-only and each host is its own
+    /// site, the strictest reading, where an empty list (the implicit "*" rule alone) would be the most permissive.
+    public static let failClosed = PublicSuffixList(rules: "", everyHostIsASuffix: true)
+
+    private let everyHostIsASuffix: Bool
     private let plainRules: [String: Section]
     /// "*.ck" is stored as "ck": it matches any host with one more label in front.
     private let wildcardRules: [String: Section]
@@ -39,9 +44,12 @@ public final class PublicSuffixList: Sendable {
             {
                 return system
             }
+            // Failing open (the implicit "*" rule only) would let evil.co.uk set cookies for all of co.uk.
             FileHandle.standardError.write(
-                Data("HybridCookies: \(error); using the implicit '*' rule only\n".utf8))
-            return PublicSuffixList(rules: "")
+                Data(
+                    ("HybridCookies: \(error); until it ships, every Domain attribute naming more than the host "
+                        + "is refused and each host is its own site\n").utf8))
+            return .failClosed
         }
     }()
 
@@ -63,7 +71,12 @@ public final class PublicSuffixList: Sendable {
 
     /// Parses the list format: one rule per line, `//` comments, first whitespace ends a rule,
     /// `===BEGIN PRIVATE DOMAINS===` switches section.
-    public init(rules text: String) {
+    public convenience init(rules text: String) {
+        self.init(rules: text, everyHostIsASuffix: false)
+    }
+
+    private init(rules text: String, everyHostIsASuffix: Bool) {
+        self.everyHostIsASuffix = everyHostIsASuffix
         var plain: [String: Section] = [:]
         var wildcard: [String: Section] = [:]
         var exception: [String: Section] = [:]
@@ -95,6 +108,7 @@ public final class PublicSuffixList: Sendable {
 
     /// The public suffix of a canonical (lower-case ASCII) host, per the PSL algorithm.
     public func match(host: String) -> Match {
+        if everyHostIsASuffix { return Match(publicSuffix: host, section: .implicitDefault) }
         // suffixes[i] is the host without its first i labels ("a.b.c", "b.c", "c"); built once.
         var suffixes: [String] = [host]
         var index = host.utf8.startIndex

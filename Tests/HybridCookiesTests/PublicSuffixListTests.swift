@@ -7,6 +7,31 @@ import Testing
 struct PublicSuffixListTests {
     let psl = PublicSuffixList.shared
 
+    /// Without its list (an app shipped without HybridCookies' bundle) the jar fails closed: a `Domain` naming more
+    /// than the host is refused (with an empty list, evil.co.uk could set cookies for all of co.uk), host-only
+    /// cookies still work, and each host is its own site.
+    @Test func withoutTheListTheJarFailsClosed() {
+        let list = PublicSuffixList.failClosed
+        #expect(list.isPublicSuffix("co.uk") && list.isPublicSuffix("example.com"))
+        #expect(list.site(of: "a.example.com") == "a.example.com")
+        #expect(PublicSuffixList(rules: "").isPublicSuffix("co.uk") == false, "the permissive reading it replaces")
+        let (jar, _) = makeCookieJar { $0.publicSuffixList = .failClosed }
+        guard case .rejected = jar.set("k=1; Domain=co.uk", "https://evil.co.uk/") else {
+            Issue.record("a cookie for all of co.uk was stored")
+            return
+        }
+        guard case .rejected = jar.set("k=2; Domain=example.com", "https://a.example.com/") else {
+            Issue.record("a domain cookie was stored without a list to check it against")
+            return
+        }
+        guard case .stored = jar.set("k=3", "https://a.example.com/") else {
+            Issue.record("a host-only cookie was refused")
+            return
+        }
+        #expect(jar.header("https://a.example.com/") == "k=3")
+        #expect(jar.header("https://b.example.com/") == "")
+    }
+
     @Test func bundledListLoads() throws {
         let list = try PublicSuffixList.bundled()
         #expect(list.ruleCount > 8000)
