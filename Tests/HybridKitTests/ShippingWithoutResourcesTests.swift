@@ -53,6 +53,9 @@ import Testing
         } catch {
             #expect("\(error)".contains("HybridKit_HybridKit.resources"), "\(error)")
         }
+        // The jar still works: from the system's copy of the list where there is one, else failing closed.
+        let shared = PublicSuffixList.shared
+        #expect(shared.ruleCount > 1000 || shared.isPublicSuffix("example.com"), "the jar fails open without a list")
         let engine = FakeEngine()
         do {
             _ = try BridgeEngine(engine: engine)

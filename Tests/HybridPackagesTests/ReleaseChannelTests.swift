@@ -42,6 +42,7 @@ import Testing
     }
 
     // A literal that always parses.
+    // swift-format-ignore: NeverForceUnwrap
     static let base = URL(string: "https://cdn.example.com/r/channels/production/com.example.shop.json")!
 
     func expectIndexError(

@@ -120,7 +120,13 @@ public struct ChildProcess {
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        var spawned = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        // A test that just wrote `executable` can meet ETXTBSY: a child another thread forked meanwhile inherited
+        // the write descriptor for the moment it takes to exec. It clears in milliseconds; wait up to a second.
+        for _ in 0..<50 where spawned == ETXTBSY {
+            usleep(20_000)
+            spawned = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        }
         guard spawned == 0 else { throw Failure.spawnFailed(spawned) }
         return pid
     }

@@ -16,6 +16,8 @@ final class CuttingProxy: Sendable {
     /// Connections cut so far.
     let cuts = Mutex(0)
 
+    // swift-format-ignore: NeverForceUnwrap
+    // A loopback URL with a port always parses.
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
     init(upstreamPort: UInt16) throws {
@@ -89,7 +91,10 @@ final class CuttingProxy: Sendable {
             if let limit { allowed = max(0, min(count, limit - passed)) }
             var written = 0
             while written < allowed {
-                let result = buffer.withUnsafeBytes { write(target, $0.baseAddress! + written, allowed - written) }
+                let result = buffer.withUnsafeBytes { bytes -> Int in
+                    guard let base = bytes.baseAddress else { return 0 }
+                    return write(target, base + written, allowed - written)
+                }
                 if result < 0, errno == EINTR { continue }
                 guard result > 0 else { return false }
                 written += result

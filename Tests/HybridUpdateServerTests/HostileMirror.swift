@@ -29,6 +29,8 @@ final class HostileMirror: Sendable {
     /// Body bytes the kernel took from `.body` answers, per request path (what the client let through).
     let bodyBytesSent = Mutex<[String: Int]>([:])
 
+    // swift-format-ignore: NeverForceUnwrap
+    // A loopback URL with a port always parses.
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
     init(upstreamPort: UInt16? = nil, reply: @escaping @Sendable (String) -> Reply) throws {
@@ -140,9 +142,10 @@ final class HostileMirror: Sendable {
 
     private static func send(_ fd: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return true }  // nothing to send
             var written = 0
             while written < bytes.count {
-                let result = Glibc.send(fd, bytes.baseAddress! + written, bytes.count - written, Int32(MSG_NOSIGNAL))
+                let result = Glibc.send(fd, base + written, bytes.count - written, Int32(MSG_NOSIGNAL))
                 if result < 0, errno == EINTR { continue }
                 guard result > 0 else { return false }
                 written += result

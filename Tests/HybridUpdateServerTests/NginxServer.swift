@@ -27,6 +27,8 @@ final class NginxServer {
     let port: UInt16
     private let pid: pid_t
 
+    // swift-format-ignore: NeverForceUnwrap
+    // A loopback URL with a port always parses.
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
     var accessLog: URL { directory.appendingPathComponent("access.log") }
 

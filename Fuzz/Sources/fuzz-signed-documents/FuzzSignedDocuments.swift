@@ -29,6 +29,8 @@ private let reader: ReleaseChannelReader = {
     }
 }()
 
+// swift-format-ignore: NeverForceUnwrap
+// A literal that always parses.
 private let base = URL(string: "https://updates.example.com/channels/production/shop.json")!
 
 @_cdecl("LLVMFuzzerTestOneInput")
