@@ -28,7 +28,7 @@ import Testing
         let jar = CookieJar()
         jar.setCookie("sid=s1; Path=/; Secure", for: .http(route))
         let serverURL = try #require(URL(string: server.origin))
-        let development = try #require(DevelopmentOrigin(sending: route, to: serverURL))
+        let development = try DevelopmentOrigin(sending: route, to: serverURL)
         let fetcher = URLSessionNetworkFetcher(
             timeout: 20, cookies: JarCookieHandler(jar: jar), sendingTo: development)
         defer { fetcher.shutDown() }
@@ -60,7 +60,7 @@ import Testing
     @Test func onlyTheNamedOriginMoves() throws {
         let shop = try #require(URL(string: "https://shop.example"))
         let local = try #require(URL(string: "http://127.0.0.1:8080"))
-        let development = try #require(DevelopmentOrigin(sending: shop, to: local))
+        let development = try DevelopmentOrigin(sending: shop, to: local)
         let page = try #require(URL(string: "https://shop.example/app/x?q=1#f"))
         #expect(development.outbound(page).absoluteString == "http://127.0.0.1:8080/app/x?q=1#f")
         #expect(development.inbound(development.outbound(page)) == page)
@@ -69,7 +69,13 @@ import Testing
         #expect(development.inbound(location: "/relative") == "/relative")
         #expect(development.inbound(location: "http://127.0.0.1:8080/a") == "https://shop.example/a")
         let custom = try #require(URL(string: "hybrid://x"))
-        #expect(DevelopmentOrigin(sending: page, to: custom) == nil)
+        #expect(throws: DevelopmentOriginError.notAnHTTPOrigin(custom, role: .server)) {
+            try DevelopmentOrigin(sending: page, to: custom)
+        }
+        // The mistake a new user makes: naming the scheme the page is served under instead of its site.
+        #expect(throws: DevelopmentOriginError.notAnHTTPOrigin(custom, role: .page)) {
+            try DevelopmentOrigin(sending: custom, to: local)
+        }
     }
 }
 #endif

@@ -11,11 +11,13 @@ public struct DevelopmentOrigin: Sendable, Equatable {
     /// Where its requests go.
     public let server: WebOrigin
 
-    /// Nil when either URL has no http(s) origin.
-    public init?(sending origin: URL, to server: URL) {
-        guard let origin = WebOrigin(origin), let server = WebOrigin(server) else { return nil }
-        self.origin = origin
-        self.server = server
+    /// Throws when either URL has no http(s) origin: a mistake here must stop the app at the line that made it,
+    /// not send development requests to production without a word.
+    public init(sending origin: URL, to server: URL) throws(DevelopmentOriginError) {
+        guard let pageOrigin = WebOrigin(origin) else { throw .notAnHTTPOrigin(origin, role: .page) }
+        guard let serverOrigin = WebOrigin(server) else { throw .notAnHTTPOrigin(server, role: .server) }
+        self.origin = pageOrigin
+        self.server = serverOrigin
     }
 
     /// `url` as sent: on the server when it is on ``origin``, else unchanged.
@@ -39,5 +41,28 @@ public struct DevelopmentOrigin: Sendable, Equatable {
         components.host = to.host.contains(":") ? "[\(to.host)]" : to.host
         components.port = to.port == (to.scheme == "https" ? 443 : 80) ? nil : to.port
         return components.url ?? url
+    }
+}
+
+/// Why a ``DevelopmentOrigin`` could not be made.
+public enum DevelopmentOriginError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Which of the two URLs it was.
+    public enum Role: String, Sendable {
+        case page = "the origin the page keeps"
+        case server = "the server its requests go to"
+    }
+
+    /// The URL has no http(s) origin (a custom scheme such as `hybrid://`, a file URL, no host).
+    case notAnHTTPOrigin(URL, role: Role)
+
+    public var description: String {
+        switch self {
+        case .notAnHTTPOrigin(let url, .page):
+            "DevelopmentOrigin: \(url.absoluteString) (\(Role.page.rawValue)) has no http(s) origin; name the site's https "
+                + "URL (https://shop.example/), not the scheme the page is served under"
+        case .notAnHTTPOrigin(let url, .server):
+            "DevelopmentOrigin: \(url.absoluteString) (\(Role.server.rawValue)) has no http(s) origin; name a server "
+                + "such as http://127.0.0.1:8080"
+        }
     }
 }

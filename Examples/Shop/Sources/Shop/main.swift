@@ -36,7 +36,7 @@ Task { try await server.runService() }
     // hybrid://shop.example/… from the package, the rest (/api/…) from the server; body hooks and cookies built in.
     let packages = PackageServing(
         store: store, route: try OfflineRoute(prefixes: [site.absoluteString]),
-        developmentOrigin: DevelopmentOrigin(sending: site, to: server))
+        developmentOrigin: try DevelopmentOrigin(sending: site, to: server))
     let shop = try HybridContainer(
         configuration: ContainerConfiguration(modules: [Cart.module()], features: [packages]),
         factory: GTKEngineFactory())
