@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// One page: an engine with a bridge attached, and the navigation events the bridge must hear.
 ///
@@ -71,7 +72,25 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func didFinishNavigation(to url: URL?) { delegate?.didFinishNavigation(to: url) }
 
-    public func didFailNavigation(to url: URL?, error: String) { delegate?.didFailNavigation(to: url, error: error) }
+    public func didFailNavigation(to url: URL?, error: String) {
+        Self.logFailedLoad(url, error)
+        delegate?.didFailNavigation(to: url, error: error)
+    }
+
+    static let logger = Logger(label: "hybrid.page")
+
+    /// A failed load is never silent: the page may show nothing at all. A load the host or the page replaced
+    /// (cancelled, or turned into a download) is routine and logged at debug only.
+    static func logFailedLoad(_ url: URL?, _ error: String) {
+        let metadata: Logger.Metadata = ["url": "\(url?.absoluteString ?? "?")", "error": "\(error)"]
+        let lowered = error.lowercased()
+        if lowered.contains("cancel") || lowered.contains("interrupted") {
+            return logger.debug("page load stopped", metadata: metadata)
+        }
+        logger.warning(
+            "page load failed: check that the URL is served (a package's pages load under the route's custom scheme, hybrid://…, not its https prefix) and that its server is reachable",
+            metadata: metadata)
+    }
 
     public func webProcessDidTerminate(reason: WebProcessTerminationReason) {
         bridge.assumeIsolated { $0.pageDidNavigate() }
