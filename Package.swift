@@ -205,7 +205,9 @@ let package = Package(
         .executableTarget(name: "package-install-child", dependencies: ["HybridPackages"]),
 
         // What several test targets share (child processes, executables built beside the tests, zip images).
-        .target(name: "HybridTestSupport", path: "Tests/HybridTestSupport"),
+        .target(
+            name: "HybridTestSupport", dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/HybridTestSupport"),
         .testTarget(
             name: "HybridKitTests",
             dependencies: [

@@ -1,6 +1,7 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
+import HybridTestSupport
 import Testing
 
 @testable import HybridKitGTK

@@ -2,6 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridTestSupport
 import Testing
 
 /// A load that fails is logged at the default level with what to check, in a real engine: a host that loads a URL

@@ -7,6 +7,7 @@ import Foundation
 import HybridKit
 import HybridCookies
 import HybridKitGTK
+import HybridTestSupport
 import HybridTour
 import Testing
 

@@ -303,6 +303,10 @@ public final class PackageSchemeHandler: SchemeHandler {
                 task.finish()
             case .failed(let message):
                 unregister(task)
+                // The page sees a network error; the host must not have to guess why a resource is missing.
+                logger.warning(
+                    "package miss failed on the network too: the page gets a network error; add the file to the package or make the network reachable",
+                    metadata: ["url": "\(task.request.url.absoluteString)", "error": "\(message)"])
                 task.fail(.failed(message))
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import HybridKit
 import HybridKitTesting
 import Synchronization
+import HybridTestSupport
 import Testing
 
 @Suite struct PackageSchemeHandlerTests {
@@ -114,6 +115,25 @@ import Testing
         // No package serves this host at all: also the network.
         _ = try await fixture.run("hybrid://api.example.com/v1/items")
         #expect(fixture.network.requests.withLock { $0.last?.url.absoluteString } == "http://api.example.com/v1/items")
+    }
+
+    /// A miss the network cannot answer either fails the page's request, and the host hears why at the default
+    /// level (it was silent: only the page saw a network error).
+    @Test func aMissTheNetworkAlsoFailsIsAWarning() async throws {
+        let logs = LogCapture.installed()
+        logs.reset()
+        fixture.network.failure.withLock { $0 = "the network is unreachable" }
+        let task = try await fixture.run(Self.base + "missing.js")
+        guard case .failed(let message) = task.failure else {
+            Issue.record("expected a failure, got \(task.events)")
+            return
+        }
+        #expect(message == "the network is unreachable")
+        #expect(
+            logs.logged(
+                "hybrid.packages",
+                "package miss failed on the network too: the page gets a network error; add the file to the package or make the network reachable"
+            ))
     }
 
     @Test func hostsOutsideTheRouteAreNotFetched() async throws {

@@ -13,6 +13,8 @@ final class FakeNetwork: NetworkFetching {
     let followed = Mutex<[Bool]>([])
     let cancelled = Mutex(0)
     let redirects = Mutex<[String: String]>([:])
+    /// When set, every fetch fails with this message (the network is down).
+    let failure = Mutex<String?>(nil)
 
     struct Cancelling: NetworkFetchCancelling {
         let network: FakeNetwork
@@ -24,6 +26,10 @@ final class FakeNetwork: NetworkFetching {
     ) -> any NetworkFetchCancelling {
         requests.withLock { $0.append(request) }
         followed.withLock { $0.append(followRedirects) }
+        if let failure = failure.withLock({ $0 }) {
+            events(.failed(failure))
+            return Cancelling(network: self)
+        }
         var url = request.url.absoluteString
         if let location = redirects.withLock({ $0[url] }) {
             guard followRedirects else {

@@ -1,16 +1,15 @@
-#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Logging
 import Synchronization
 
 /// A swift-log backend for tests that records which labels logged (at any level) and passes every record on
 /// to standard error at `info` and above, as the default backend would. swift-log is bootstrapped once per
 /// process: every suite shares the one installed.
-final class LogCapture: Sendable {
+public final class LogCapture: Sendable {
     private let seen = Mutex<Set<String>>([])
     private let messages = Mutex<Set<String>>([])
     private static let shared = Mutex<LogCapture?>(nil)
 
-    static func installed() -> LogCapture {
+    public static func installed() -> LogCapture {
         shared.withLock { installed in
             if let installed { return installed }
             let capture = LogCapture()
@@ -26,13 +25,13 @@ final class LogCapture: Sendable {
         }
     }
 
-    func reset() {
+    public func reset() {
         seen.withLock { $0.removeAll() }
         messages.withLock { $0.removeAll() }
     }
-    func labels() -> Set<String> { seen.withLock { $0 } }
+    public func labels() -> Set<String> { seen.withLock { $0 } }
     /// Whether `label` logged `message` since the last reset.
-    func logged(_ label: String, _ message: String) -> Bool {
+    public func logged(_ label: String, _ message: String) -> Bool {
         messages.withLock { $0.contains("\(label): \(message)") }
     }
 
@@ -57,4 +56,3 @@ final class LogCapture: Sendable {
         }
     }
 }
-#endif
