@@ -73,15 +73,17 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     public func didFinishNavigation(to url: URL?) { delegate?.didFinishNavigation(to: url) }
 
     public func didFailNavigation(to url: URL?, error: String) {
-        Self.logFailedLoad(url, error)
+        logFailedLoad(url, error)
         delegate?.didFailNavigation(to: url, error: error)
     }
 
-    static let logger = Logger(label: "hybrid.page")
+    /// One per page (not per type): a logger takes its handler when it is made, and the host may set up logging
+    /// after HybridKit was first used.
+    private let logger = Logger(label: "hybrid.page")
 
     /// A failed load is never silent: the page may show nothing at all. A load the host or the page replaced
     /// (cancelled, or turned into a download) is routine and logged at debug only.
-    static func logFailedLoad(_ url: URL?, _ error: String) {
+    private func logFailedLoad(_ url: URL?, _ error: String) {
         let metadata: Logger.Metadata = ["url": "\(url?.absoluteString ?? "?")", "error": "\(error)"]
         let lowered = error.lowercased()
         if lowered.contains("cancel") || lowered.contains("interrupted") {

@@ -322,7 +322,8 @@ public final class GTKWebView: WebEngine {
         try registered.get()
     }
 
-    nonisolated static let schemeLogger = Logger(label: "hybrid.gtk")
+    /// Per view, as every HybridKit logger: a logger takes its handler when it is made.
+    private let schemeLogger = Logger(label: "hybrid.gtk")
 
     func handleSchemeRequest(_ request: UnsafeMutablePointer<WebKitURISchemeRequest>) {
         let scheme = borrowGString(webkit_uri_scheme_request_get_scheme(request))?.lowercased() ?? ""
@@ -336,7 +337,7 @@ public final class GTKWebView: WebEngine {
             self?.schemeTasks[ObjectIdentifier(task)] = nil
         }
         if task.bodyOverLimit {
-            return task.fail(RequestBodyLimit.refuse(task.request, limit: limit, logger: Self.schemeLogger))
+            return task.fail(RequestBodyLimit.refuse(task.request, limit: limit, logger: schemeLogger))
         }
         schemeTasks[ObjectIdentifier(task)] = task
         task.onStop = { [weak handler] task in handler?.stop(task) }
