@@ -1,0 +1,168 @@
+import Foundation
+
+/// Applies a binary delta (``DeltaFormat``) to a base, streaming the rebuilt file to a sink.
+///
+/// The delta is untrusted: the signed manifest covers only the rebuilt file's SHA-256, which can be checked only
+/// after decoding. So before a byte is written every control triple is checked (lengths neither negative nor past
+/// the declared output, copies inside the base, seeks landing inside the base), the declared sizes must equal the
+/// base's and the manifest's, and every triple after the first must write at least one byte, so decoding takes time
+/// linear in the output size and memory for the base, the delta and fixed buffers, whatever the bytes say.
+public struct DeltaDecoder: Sendable {
+    public init() {}
+
+    /// The largest delta accepted for an output of `outputSize` bytes. The encoder ships a delta only when it is at
+    /// most 0.8× the deflated file, and deflate grows incompressible data by well under 1/64, so anything larger
+    /// is not one of ours and is refused before it is decoded or held.
+    public static func sizeLimit(outputSize: Int64) -> Int64 {
+        let size = max(0, outputSize)
+        return Int64(DeltaFormat.headerSize) + size + size / 64 + 4096
+    }
+
+    /// Rebuilds the file from `delta` and `base`, handing it to `sink` in chunks of at most 64 KiB.
+    ///
+    /// - Throws: ``DeltaError`` for anything wrong with the delta or a base it was not made from; errors thrown by
+    ///   `sink` pass through unchanged.
+    public func apply(delta: Data, base: Data, expectedSize: Int64, sink: (Data) throws -> Void) throws {
+        let limit = Self.sizeLimit(outputSize: expectedSize)
+        guard Int64(delta.count) <= limit else { throw DeltaError.tooLarge(size: Int64(delta.count), limit: limit) }
+        let header = try DeltaFormat.Header.parse(delta.prefix(DeltaFormat.headerSize).map { $0 })
+        guard header.baseSize == Int64(base.count) else {
+            throw DeltaError.baseSizeMismatch(declared: header.baseSize, actual: Int64(base.count))
+        }
+        guard header.outputSize == expectedSize else {
+            throw DeltaError.outputSizeMismatch(declared: header.outputSize, expected: expectedSize)
+        }
+        let bodySize = Int64(delta.count - DeltaFormat.headerSize)
+        guard header.bodySize == bodySize else {
+            throw header.bodySize > bodySize ? DeltaError.truncated : DeltaError.trailingData
+        }
+        let body = delta.subdata(in: (delta.startIndex + DeltaFormat.headerSize)..<delta.endIndex)
+        try base.withUnsafeBytes { (baseBytes: UnsafeRawBufferPointer) in
+            var machine = RecordMachine(base: baseBytes, outputSize: header.outputSize)
+            try DeltaCompression.inflate(body) { chunk in try machine.consume(chunk, sink: sink) }
+            try machine.finish(sink: sink)
+        }
+    }
+}
+
+/// Consumes the inflated record stream in whatever chunks the inflater produces.
+private struct RecordMachine {
+    private enum Phase {
+        case control
+        case add(remaining: Int64)
+        case extra(remaining: Int64)
+        case done
+    }
+
+    let base: UnsafeRawBufferPointer
+    let outputSize: Int64
+    private var phase: Phase
+    private var control: [UInt8] = []
+    private var written: Int64 = 0
+    private var readPosition: Int64 = 0
+    private var pendingExtra: Int64 = 0
+    private var pendingSeek: Int64 = 0
+    private var triples = 0
+    private var output: [UInt8] = []
+
+    init(base: UnsafeRawBufferPointer, outputSize: Int64) {
+        self.base = base
+        self.outputSize = outputSize
+        phase = outputSize == 0 ? .done : .control
+        control.reserveCapacity(DeltaFormat.controlSize)
+        output.reserveCapacity(DeltaFormat.bufferSize)
+    }
+
+    mutating func consume(_ chunk: Data, sink: (Data) throws -> Void) throws {
+        try chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var index = 0
+            while index < bytes.count {
+                switch phase {
+                case .done:
+                    throw DeltaError.trailingData
+                case .control:
+                    let take = min(DeltaFormat.controlSize - control.count, bytes.count - index)
+                    control.append(contentsOf: bytes[index..<(index + take)])
+                    index += take
+                    if control.count == DeltaFormat.controlSize { try startRecord() }
+                case .add(let remaining):
+                    let take = Int(min(remaining, Int64(bytes.count - index)))
+                    let start = Int(readPosition)
+                    for offset in 0..<take {
+                        output.append(bytes[index + offset] &+ base[start + offset])
+                        if output.count == DeltaFormat.bufferSize { try flush(sink) }
+                    }
+                    index += take
+                    readPosition += Int64(take)
+                    written += Int64(take)
+                    let left = remaining - Int64(take)
+                    if left > 0 { phase = .add(remaining: left) } else { endAdd() }
+                case .extra(let remaining):
+                    let take = Int(min(remaining, Int64(bytes.count - index)))
+                    var offset = 0
+                    while offset < take {
+                        let piece = min(take - offset, DeltaFormat.bufferSize - output.count)
+                        output.append(contentsOf: bytes[(index + offset)..<(index + offset + piece)])
+                        offset += piece
+                        if output.count == DeltaFormat.bufferSize { try flush(sink) }
+                    }
+                    index += take
+                    written += Int64(take)
+                    let left = remaining - Int64(take)
+                    if left > 0 { phase = .extra(remaining: left) } else { endRecord() }
+                }
+            }
+        }
+    }
+
+    /// Called when the inflater reached the end of the deflate stream: the output must be complete.
+    mutating func finish(sink: (Data) throws -> Void) throws {
+        guard case .done = phase else { throw DeltaError.truncated }
+        try flush(sink)
+    }
+
+    private mutating func flush(_ sink: (Data) throws -> Void) throws {
+        guard !output.isEmpty else { return }
+        try sink(Data(output))
+        output.removeAll(keepingCapacity: true)
+    }
+
+    /// Checks a complete control triple against the base and the declared output before any of its bytes is used.
+    private mutating func startRecord() throws(DeltaError) {
+        let add = DeltaFormat.readUInt64(control, at: 0)
+        let extra = DeltaFormat.readUInt64(control, at: 8)
+        let seek = Int64(bitPattern: DeltaFormat.readUInt64(control, at: 16))
+        control.removeAll(keepingCapacity: true)
+        let outputLeft = UInt64(outputSize - written)
+        guard add <= outputLeft else {
+            throw .invalidControl("triple \(triples) adds \(add) bytes, past the declared output size")
+        }
+        guard extra <= outputLeft - add else {
+            throw .invalidControl("triple \(triples) inserts \(extra) bytes, past the declared output size")
+        }
+        guard add <= UInt64(base.count) - UInt64(readPosition) else {
+            throw .invalidControl("triple \(triples) reads \(add) bytes past the end of the base")
+        }
+        guard triples == 0 || add + extra > 0 else {
+            throw .invalidControl("triple \(triples) writes nothing")
+        }
+        // Both sides fit in Int64 (sizes were checked against Int64.max), so these comparisons cannot overflow.
+        let afterAdd = readPosition + Int64(add)
+        guard seek >= -afterAdd, seek <= Int64(base.count) - afterAdd else {
+            throw .invalidControl("triple \(triples) seeks by \(seek), outside the base")
+        }
+        triples += 1
+        pendingExtra = Int64(extra)
+        pendingSeek = seek
+        if add > 0 { phase = .add(remaining: Int64(add)) } else { endAdd() }
+    }
+
+    private mutating func endAdd() {
+        if pendingExtra > 0 { phase = .extra(remaining: pendingExtra) } else { endRecord() }
+    }
+
+    private mutating func endRecord() {
+        readPosition += pendingSeek
+        phase = written == outputSize ? .done : .control
+    }
+}
