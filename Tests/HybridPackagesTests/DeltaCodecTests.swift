@@ -118,7 +118,9 @@ struct DeltaCodecTests {
             Self.le(add) + Self.le(extra) + Self.le(UInt64(bitPattern: seek))
         }
         // Adds more than the output holds (and an overflowing length).
-        #expect(try hostile(base, 4, triple(UInt64.max, 0, 0)) == .invalidControl("triple 0 adds \(UInt64.max) bytes, past the declared output size"))
+        #expect(
+            try hostile(base, 4, triple(UInt64.max, 0, 0))
+                == .invalidControl("triple 0 adds \(UInt64.max) bytes, past the declared output size"))
         #expect(try isInvalidControl(hostile(base, 4, triple(2, UInt64.max - 1, 0))))
         // Reads past the end of the base.
         #expect(try isInvalidControl(hostile(base, 20, triple(11, 0, 0) + [UInt8](repeating: 0, count: 11))))
@@ -156,7 +158,9 @@ struct DeltaCodecTests {
         #expect(try decodeError(delta, base: base, size: 100_000) == .trailingData)
         #expect(Date().timeIntervalSince(started) < 5)
         let huge = Data(count: Int(DeltaDecoder.sizeLimit(outputSize: 10)) + 1)
-        #expect(try decodeError(huge, base: base, size: 10) == .tooLarge(size: Int64(huge.count), limit: DeltaDecoder.sizeLimit(outputSize: 10)))
+        #expect(
+            try decodeError(huge, base: base, size: 10)
+                == .tooLarge(size: Int64(huge.count), limit: DeltaDecoder.sizeLimit(outputSize: 10)))
         // Corrupt deflate data right after a valid header.
         let header = Array(try DeltaEncoder().encode(base: base, target: base).prefix(28)) + Self.le(4)
         #expect(try decodeError(Data(header + [0xff, 0xff, 0xff, 0xff]), base: base, size: 3) == .corruptStream)
@@ -192,7 +196,8 @@ struct DeltaCodecTests {
             "assets/style-CCCCCC33.css": shared,
         ])
         #expect(matcher.base(for: "assets/app.js", bytes: shared) == "assets/app.js")
-        #expect(matcher.base(for: "assets/index-ZZZZZZ99.js", bytes: random.edited(shared)) == "assets/index-BBBBBB22.js")
+        #expect(
+            matcher.base(for: "assets/index-ZZZZZZ99.js", bytes: random.edited(shared)) == "assets/index-BBBBBB22.js")
         #expect(matcher.base(for: "assets/other-QQQQQQ77.js", bytes: random.edited(other)) != nil)
         #expect(matcher.base(for: "assets/new.js", bytes: random.bytes(4000)) == nil)
         #expect(matcher.base(for: "assets/new.svg", bytes: shared) == nil)
@@ -246,7 +251,8 @@ struct DeltaCodecTests {
         var text = "/*! app \(version) */"
         for index in 0..<400 {
             let chunk = hashes[index % hashes.count]
-            text += "function f\(index)(a,b){return import(\"./chunk-\(chunk).js\").then(m=>m.g\(index % 17)(a+\(index),b))}"
+            text +=
+                "function f\(index)(a,b){return import(\"./chunk-\(chunk).js\").then(m=>m.g\(index % 17)(a+\(index),b))}"
         }
         return Array(text.utf8)
     }
@@ -259,7 +265,9 @@ extension Data {
         let input = self
         _ = try Data.compress(
             size: Int64(input.count), bufferSize: 64 * 1024,
-            provider: { position, size in input.subdata(in: Int(position)..<Swift.min(Int(position) + size, input.count)) },
+            provider: { position, size in
+                input.subdata(in: Int(position)..<Swift.min(Int(position) + size, input.count))
+            },
             consumer: { output.append($0) })
         return output
     }

@@ -148,7 +148,8 @@ struct DeltaDiffTests {
                 let baseSize = UInt64(DeltaDiffTests.bundle(seed: 1, imports: "A1b2C3d4", edit: "v1").utf8.count)
                 let records =
                     DeltaCodecTests.le(0) + DeltaCodecTests.le(1) + DeltaCodecTests.le(UInt64(bitPattern: -10)) + [65]
-                bytes = [UInt8]((try? DeltaCodecTests.delta(baseSize: baseSize, outputSize: size, records: records)) ?? Data())
+                bytes = [UInt8](
+                    (try? DeltaCodecTests.delta(baseSize: baseSize, outputSize: size, records: records)) ?? Data())
             case .wrongSize:
                 // The declared output size (bytes 20..<28) one larger than the manifest's.
                 bytes[20] &+= 1

@@ -26,7 +26,11 @@ struct DeltaUpdateNginxTests {
         #expect(delta.size * 3 < plain.size, "delta diff \(delta.size) B, per-file diff \(plain.size) B")
 
         let outcome = try await updater.update(Self.id)
-        #expect(outcome == .updated(from: try ReleaseTreeFixture.version("1.0.0"), to: try ReleaseTreeFixture.version("2.0.0"), viaDiff: true))
+        #expect(
+            outcome
+                == .updated(
+                    from: try ReleaseTreeFixture.version("1.0.0"), to: try ReleaseTreeFixture.version("2.0.0"),
+                    viaDiff: true))
         let log = fixture.nginx.logLines()
         #expect(log.contains { $0.contains("/files/\(delta.sha256).zip") })
         #expect(!log.contains { $0.contains("/files/\(plain.sha256).zip") })
@@ -81,7 +85,11 @@ struct DeltaUpdateNginxTests {
             #expect(other.activeVersion(Self.id) == (try ReleaseTreeFixture.version("1.0.0")))
         }
         let outcome = try await updater.update(Self.id)
-        #expect(outcome == .updated(from: try ReleaseTreeFixture.version("1.0.0"), to: try ReleaseTreeFixture.version("2.0.0"), viaDiff: false))
+        #expect(
+            outcome
+                == .updated(
+                    from: try ReleaseTreeFixture.version("1.0.0"), to: try ReleaseTreeFixture.version("2.0.0"),
+                    viaDiff: false))
         #expect(fixture.nginx.logLines().contains { $0.contains("/files/\(release.full.sha256).zip") })
         try Self.expectServing(store, version: 2)
     }

@@ -37,7 +37,8 @@ public enum DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
             return
                 "The binary delta uses format \(version), which this app does not read; download the full package or update the app."
         case .unsupportedCompression(let method):
-            return "The binary delta uses compression \(method), which this app does not read; download the full package."
+            return
+                "The binary delta uses compression \(method), which this app does not read; download the full package."
         case .truncated:
             return "The binary delta is truncated; download the full package."
         case .baseSizeMismatch(let declared, let actual):
@@ -51,7 +52,8 @@ public enum DeltaError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidControl(let reason):
             return "The binary delta is invalid (\(reason)); it is damaged or hostile: download the full package."
         case .trailingData:
-            return "The binary delta has data after its complete output; it is damaged or hostile: download the full package."
+            return
+                "The binary delta has data after its complete output; it is damaged or hostile: download the full package."
         case .tooLarge(let size, let limit):
             return
                 "The binary delta is \(size) bytes, more than the \(limit) any delta for this file may be; download the full package."
