@@ -114,9 +114,7 @@ struct DeltaCodecTests {
     @Test("control triples with impossible lengths or seeks are refused")
     func hostileControls() throws {
         let base = Array("0123456789".utf8)
-        func triple(_ add: UInt64, _ extra: UInt64, _ seek: Int64) -> [UInt8] {
-            Self.le(add) + Self.le(extra) + Self.le(UInt64(bitPattern: seek))
-        }
+        let triple = Self.triple
         // Adds more than the output holds (and an overflowing length).
         #expect(
             try hostile(base, 4, triple(UInt64.max, 0, 0))
@@ -128,6 +126,9 @@ struct DeltaCodecTests {
         #expect(try isInvalidControl(hostile(base, 4, triple(1, 0, -2) + [0] + triple(1, 0, 0) + [0])))
         #expect(try isInvalidControl(hostile(base, 4, triple(1, 0, Int64.max) + [0])))
         #expect(try isInvalidControl(hostile(base, 4, triple(1, 0, Int64.min) + [0])))
+        // Numbers past 64 bits or longer than 10 bytes.
+        #expect(try isInvalidControl(hostile(base, 4, [UInt8](repeating: 0xff, count: 9) + [0x02, 0, 0])))
+        #expect(try isInvalidControl(hostile(base, 4, [UInt8](repeating: 0x80, count: 11) + [0, 0])))
         // A triple after the first that writes nothing (a spin without output).
         #expect(try isInvalidControl(hostile(base, 4, triple(0, 1, 0) + [65] + triple(0, 0, 1))))
         // Output complete, then more records.
@@ -150,8 +151,7 @@ struct DeltaCodecTests {
         let base = Array("abc".utf8)
         // 64 MiB of zeros after a complete 100 KB output, inflating from ~64 KB: refused at the first byte past
         // the output, long before the rest is inflated.
-        let records =
-            Self.le(0) + Self.le(100_000) + Self.le(0) + [UInt8](repeating: 0, count: 100_000 + (64 << 20))
+        let records = Self.triple(0, 100_000, 0) + [UInt8](repeating: 0, count: 100_000 + (64 << 20))
         let delta = try Self.delta(baseSize: 3, outputSize: 100_000, records: records)
         #expect(delta.count < 100_000)
         let started = Date()
@@ -242,6 +242,21 @@ struct DeltaCodecTests {
         var bytes = Array("HKDELTA".utf8) + [0, 1, 1, 0, 0]
         bytes += le(baseSize) + le(outputSize) + le(UInt64(body.count))
         return Data(bytes) + body
+    }
+
+    /// A control triple as the format writes it: three LEB128 varints, the seek zigzag-encoded.
+    static func triple(_ add: UInt64, _ extra: UInt64, _ seek: Int64) -> [UInt8] {
+        varint(add) + varint(extra) + varint(UInt64(bitPattern: (seek << 1) ^ (seek >> 63)))
+    }
+
+    static func varint(_ value: UInt64) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        return bytes + [UInt8(rest)]
     }
 
     static func le(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }

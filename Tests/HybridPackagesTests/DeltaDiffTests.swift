@@ -146,8 +146,7 @@ struct DeltaDiffTests {
             case .hostileSeek:
                 let size = UInt64(DeltaDiffTests.bundle(seed: 1, imports: "Q2w3E4r5", edit: "v2").utf8.count)
                 let baseSize = UInt64(DeltaDiffTests.bundle(seed: 1, imports: "A1b2C3d4", edit: "v1").utf8.count)
-                let records =
-                    DeltaCodecTests.le(0) + DeltaCodecTests.le(1) + DeltaCodecTests.le(UInt64(bitPattern: -10)) + [65]
+                let records = DeltaCodecTests.triple(0, 1, -10) + [65]
                 bytes = [UInt8](
                     (try? DeltaCodecTests.delta(baseSize: baseSize, outputSize: size, records: records)) ?? Data())
             case .wrongSize:

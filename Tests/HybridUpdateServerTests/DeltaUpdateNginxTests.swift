@@ -106,7 +106,8 @@ struct DeltaUpdateNginxTests {
         var image = try ZipImage(parsing: original)
         let at = try #require(image.entries.firstIndex { $0.path == "content/assets/index-Q2w3E4r5.js" })
         let header = Array(image.entries[at].data.prefix(28))
-        let records = le(0) + le(1) + le(UInt64(bitPattern: Int64.min)) + [65]
+        // Add 0, insert 1 byte, seek by Int64.min: three LEB128 varints (the seek zigzag-encoded, all ones).
+        let records: [UInt8] = [0, 1] + [UInt8](repeating: 0xff, count: 9) + [0x01, 65]
         // One stored deflate block (BFINAL, BTYPE 00), so no compressor is needed here.
         let body: [UInt8] = [1] + le16(UInt16(records.count)) + le16(~UInt16(records.count)) + records
         let delta = header + le(UInt64(body.count)) + body

@@ -57,7 +57,10 @@ private struct RecordMachine {
     let base: UnsafeRawBufferPointer
     let outputSize: Int64
     private var phase: Phase
-    private var control: [UInt8] = []
+    /// The control triple being read: the fields complete so far, and the varint in progress.
+    private var fields: [UInt64] = []
+    private var varint: UInt64 = 0
+    private var varintBytes = 0
     private var written: Int64 = 0
     private var readPosition: Int64 = 0
     private var pendingExtra: Int64 = 0
@@ -71,7 +74,7 @@ private struct RecordMachine {
         self.base = base
         self.outputSize = outputSize
         phase = outputSize == 0 ? .done : .control
-        control.reserveCapacity(DeltaFormat.controlSize)
+        fields.reserveCapacity(3)
         output = [UInt8](repeating: 0, count: DeltaFormat.bufferSize)
     }
 
@@ -83,10 +86,10 @@ private struct RecordMachine {
                 case .done:
                     throw DeltaError.trailingData
                 case .control:
-                    let take = min(DeltaFormat.controlSize - control.count, bytes.count - index)
-                    control.append(contentsOf: bytes[index..<(index + take)])
-                    index += take
-                    if control.count == DeltaFormat.controlSize { try startRecord() }
+                    let byte = bytes[index]
+                    index += 1
+                    try readVarintByte(byte)
+                    if fields.count == 3 { try startRecord() }
                 case .add(let remaining):
                     let take = Int(min(remaining, Int64(bytes.count - index)))
                     let start = Int(readPosition)
@@ -144,12 +147,31 @@ private struct RecordMachine {
         outputCount = 0
     }
 
+    /// One byte of a LEB128 varint: at most 10 bytes, and the 10th may carry only the 64th bit.
+    private mutating func readVarintByte(_ byte: UInt8) throws(DeltaError) {
+        let payload = UInt64(byte & 0x7f)
+        if varintBytes == DeltaFormat.maximumVarintSize - 1, payload > 1 {
+            throw .invalidControl("triple \(triples) has a number larger than 64 bits")
+        }
+        varint |= payload << (7 * UInt64(varintBytes))
+        varintBytes += 1
+        guard byte & 0x80 != 0 else {
+            fields.append(varint)
+            varint = 0
+            varintBytes = 0
+            return
+        }
+        if varintBytes == DeltaFormat.maximumVarintSize {
+            throw .invalidControl("triple \(triples) has a number longer than 10 bytes")
+        }
+    }
+
     /// Checks a complete control triple against the base and the declared output before any of its bytes is used.
     private mutating func startRecord() throws(DeltaError) {
-        let add = DeltaFormat.readUInt64(control, at: 0)
-        let extra = DeltaFormat.readUInt64(control, at: 8)
-        let seek = Int64(bitPattern: DeltaFormat.readUInt64(control, at: 16))
-        control.removeAll(keepingCapacity: true)
+        let add = fields[0]
+        let extra = fields[1]
+        let seek = DeltaFormat.unzigzag(fields[2])
+        fields.removeAll(keepingCapacity: true)
         let outputLeft = UInt64(outputSize - written)
         guard add <= outputLeft else {
             throw .invalidControl("triple \(triples) adds \(add) bytes, past the declared output size")

@@ -42,8 +42,8 @@ private struct RecordWriter {
     let new: UnsafeBufferPointer<UInt8>
     let order: UnsafeBufferPointer<Int32>
     private var records: [UInt8] = []
-    /// Offset in `records` of the last record's seek field, so an empty record can be folded into it.
-    private var lastSeekOffset: Int?
+    /// The last record, written out only when the next one is known, so an empty record can be folded into its seek.
+    private var pending: (add: Int, extra: Int, seek: Int, lastScan: Int, lastPosition: Int)?
 
     init(old: UnsafeBufferPointer<UInt8>, new: UnsafeBufferPointer<UInt8>, order: UnsafeBufferPointer<Int32>) {
         self.old = old
@@ -130,22 +130,28 @@ private struct RecordWriter {
             lastPosition = position - backward
             lastOffset = position - scan
         }
+        flush()
         return records
     }
 
     private mutating func append(add: Int, extra: Int, seek: Int, lastScan: Int, lastPosition: Int) {
         // The decoder refuses records that write nothing after the first (so a hostile delta cannot spin without
         // output); such a record only moves the read position, which the previous record's seek can do.
-        if add == 0, extra == 0, let lastSeekOffset {
-            let previous = Int64(bitPattern: DeltaFormat.readUInt64(records, at: lastSeekOffset))
-            let merged = DeltaFormat.littleEndian(UInt64(bitPattern: previous + Int64(seek)))
-            records.replaceSubrange(lastSeekOffset..<(lastSeekOffset + 8), with: merged)
+        if add == 0, extra == 0, var previous = pending {
+            previous.seek += seek
+            pending = previous
             return
         }
-        records.append(contentsOf: DeltaFormat.littleEndian(UInt64(add)))
-        records.append(contentsOf: DeltaFormat.littleEndian(UInt64(extra)))
-        lastSeekOffset = records.count
-        records.append(contentsOf: DeltaFormat.littleEndian(UInt64(bitPattern: Int64(seek))))
+        flush()
+        pending = (add, extra, seek, lastScan, lastPosition)
+    }
+
+    private mutating func flush() {
+        guard let (add, extra, seek, lastScan, lastPosition) = pending else { return }
+        pending = nil
+        DeltaFormat.appendVarint(UInt64(add), to: &records)
+        DeltaFormat.appendVarint(UInt64(extra), to: &records)
+        DeltaFormat.appendVarint(DeltaFormat.zigzag(Int64(seek)), to: &records)
         for offset in 0..<add { records.append(new[lastScan + offset] &- old[lastPosition + offset]) }
         records.append(contentsOf: new[(lastScan + add)..<(lastScan + add + extra)])
     }
