@@ -140,10 +140,15 @@ struct DeltaCodecTests {
         // A valid hand-made delta decodes (the helper itself is right).
         var output = Data()
         try DeltaDecoder().apply(
-            delta: Self.delta(baseSize: 10, outputSize: 3, records: triple(2, 1, 3) + [0, 1] + [33]),
-            base: Data(base), expectedSize: 3
+            delta: Self.delta(baseSize: 10, outputSize: 5, records: triple(4, 1, 3) + [1, 1, 1] + [2, 0] + [33]),
+            base: Data(base), expectedSize: 5
         ) { output.append($0) }
-        #expect(output == Data("02!".utf8))
+        #expect(output == Data("0223!".utf8))
+        // Chunks longer than their add, or empty.
+        #expect(try isInvalidControl(hostile(base, 4, triple(2, 0, 0) + [3, 0])))
+        #expect(try isInvalidControl(hostile(base, 4, triple(2, 0, 0) + [1, 2, 0, 0])))
+        #expect(try isInvalidControl(hostile(base, 4, triple(2, 0, 0) + [0, 0])))
+        #expect(try isInvalidControl(hostile(base, 4, triple(2, 0, 0) + [UInt8](repeating: 0xff, count: 9) + [1, 0])))
     }
 
     @Test("a deflate bomb or oversized delta stops at the declared size")

@@ -49,7 +49,11 @@ public struct DeltaDecoder: Sendable {
 private struct RecordMachine {
     private enum Phase {
         case control
-        case add(remaining: Int64)
+        /// Reading a chunk's two varints (bytes equal to the base, bytes changed); `addLeft` bytes of the record's
+        /// `add` are still to come, this chunk's included.
+        case chunkHeader(addLeft: Int64)
+        /// `chunkLeft` changed bytes of the current chunk to come, then `addLeft` more of the record's `add`.
+        case changed(chunkLeft: Int64, addLeft: Int64)
         case extra(remaining: Int64)
         case done
     }
@@ -57,7 +61,7 @@ private struct RecordMachine {
     let base: UnsafeRawBufferPointer
     let outputSize: Int64
     private var phase: Phase
-    /// The control triple being read: the fields complete so far, and the varint in progress.
+    /// The control triple or chunk header being read: the numbers complete so far, and the varint in progress.
     private var fields: [UInt64] = []
     private var varint: UInt64 = 0
     private var varintBytes = 0
@@ -86,18 +90,21 @@ private struct RecordMachine {
                 case .done:
                     throw DeltaError.trailingData
                 case .control:
-                    let byte = bytes[index]
+                    try readVarintByte(bytes[index])
                     index += 1
-                    try readVarintByte(byte)
                     if fields.count == 3 { try startRecord() }
-                case .add(let remaining):
-                    let take = Int(min(remaining, Int64(bytes.count - index)))
+                case .chunkHeader(let addLeft):
+                    try readVarintByte(bytes[index])
+                    index += 1
+                    if fields.count == 2 { try startChunk(addLeft: addLeft, sink: sink) }
+                case .changed(let chunkLeft, let addLeft):
+                    let take = Int(min(chunkLeft, Int64(bytes.count - index)))
                     let start = Int(readPosition)
                     var offset = 0
                     while offset < take {
                         let piece = min(take - offset, DeltaFormat.bufferSize - outputCount)
                         let at = outputCount
-                        // Block-wise through pointers: this loop is most of a delta's decoding time.
+                        // Block-wise through pointers: with a byte per call this loop was most of the decoding time.
                         output.withUnsafeMutableBufferPointer { out in
                             for step in 0..<piece {
                                 out[at + step] = bytes[index + offset + step] &+ base[start + offset + step]
@@ -110,28 +117,65 @@ private struct RecordMachine {
                     index += take
                     readPosition += Int64(take)
                     written += Int64(take)
-                    let left = remaining - Int64(take)
-                    if left > 0 { phase = .add(remaining: left) } else { endAdd() }
+                    let left = chunkLeft - Int64(take)
+                    if left > 0 {
+                        phase = .changed(chunkLeft: left, addLeft: addLeft)
+                    } else if addLeft > 0 {
+                        phase = .chunkHeader(addLeft: addLeft)
+                    } else {
+                        endAdd()
+                    }
                 case .extra(let remaining):
                     let take = Int(min(remaining, Int64(bytes.count - index)))
-                    var offset = 0
-                    while offset < take {
-                        let piece = min(take - offset, DeltaFormat.bufferSize - outputCount)
-                        let at = outputCount
-                        output.withUnsafeMutableBytes { out in
-                            guard let destination = out.baseAddress, let source = bytes.baseAddress else { return }
-                            (destination + at).copyMemory(from: source + index + offset, byteCount: piece)
-                        }
-                        outputCount += piece
-                        offset += piece
-                        if outputCount == DeltaFormat.bufferSize { try flush(sink) }
-                    }
+                    try append(from: bytes, at: index, count: take, sink: sink)
                     index += take
                     written += Int64(take)
                     let left = remaining - Int64(take)
                     if left > 0 { phase = .extra(remaining: left) } else { endRecord() }
                 }
             }
+        }
+    }
+
+    /// Copies `count` bytes of `source` from `offset` into the output buffer, flushing it whenever it fills.
+    private mutating func append(
+        from source: UnsafeRawBufferPointer, at offset: Int, count: Int, sink: (Data) throws -> Void
+    ) throws {
+        var done = 0
+        while done < count {
+            let piece = min(count - done, DeltaFormat.bufferSize - outputCount)
+            let at = outputCount
+            output.withUnsafeMutableBytes { out in
+                guard let destination = out.baseAddress, let from = source.baseAddress else { return }
+                (destination + at).copyMemory(from: from + offset + done, byteCount: piece)
+            }
+            outputCount += piece
+            done += piece
+            if outputCount == DeltaFormat.bufferSize { try flush(sink) }
+        }
+    }
+
+    /// A chunk of `add`: its unchanged bytes are copied from the base at once (the record was checked to stay
+    /// inside the base), its changed bytes follow in the stream.
+    private mutating func startChunk(addLeft: Int64, sink: (Data) throws -> Void) throws {
+        let same = fields[0]
+        let changed = fields[1]
+        fields.removeAll(keepingCapacity: true)
+        let left = UInt64(addLeft)
+        guard same <= left, changed <= left - same else {
+            throw DeltaError.invalidControl("a chunk of triple \(triples - 1) is longer than its add")
+        }
+        guard same + changed > 0 else { throw DeltaError.invalidControl("a chunk of triple \(triples - 1) is empty") }
+        try append(from: base, at: Int(readPosition), count: Int(same), sink: sink)
+        readPosition += Int64(same)
+        written += Int64(same)
+        let rest = addLeft - Int64(same) - Int64(changed)
+        if changed > 0 {
+            phase = .changed(chunkLeft: Int64(changed), addLeft: rest)
+        } else if rest > 0 {
+            phase = .chunkHeader(addLeft: rest)
+        } else {
+            endAdd()
         }
     }
 
@@ -193,7 +237,7 @@ private struct RecordMachine {
         triples += 1
         pendingExtra = Int64(extra)
         pendingSeek = seek
-        if add > 0 { phase = .add(remaining: Int64(add)) } else { endAdd() }
+        if add > 0 { phase = .chunkHeader(addLeft: Int64(add)) } else { endAdd() }
     }
 
     private mutating func endAdd() {

@@ -152,8 +152,39 @@ private struct RecordWriter {
         DeltaFormat.appendVarint(UInt64(add), to: &records)
         DeltaFormat.appendVarint(UInt64(extra), to: &records)
         DeltaFormat.appendVarint(DeltaFormat.zigzag(Int64(seek)), to: &records)
-        for offset in 0..<add { records.append(new[lastScan + offset] &- old[lastPosition + offset]) }
+        appendChunks(add: add, lastScan: lastScan, lastPosition: lastPosition)
         records.append(contentsOf: new[(lastScan + add)..<(lastScan + add + extra)])
+    }
+
+    /// A zero run at least this long ends a chunk's changed bytes; shorter ones cost less inside them.
+    private static let minimumSameRun = 8
+
+    /// Writes the `add` bytes as chunks: a run of bytes equal to the base (a count, no data), then the changed bytes
+    /// (differences to the base). bsdiff writes every difference, zeros included; deflate spends about a byte per
+    /// 258 zeros (its longest match), which on the real releases was most of the delta.
+    private mutating func appendChunks(add: Int, lastScan: Int, lastPosition: Int) {
+        func difference(_ offset: Int) -> UInt8 { new[lastScan + offset] &- old[lastPosition + offset] }
+        var offset = 0
+        while offset < add {
+            var same = 0
+            while offset + same < add, difference(offset + same) == 0 { same += 1 }
+            let changedStart = offset + same
+            var end = changedStart
+            while end < add {
+                guard difference(end) == 0 else {
+                    end += 1
+                    continue
+                }
+                var run = 0
+                while end + run < add, run < Self.minimumSameRun, difference(end + run) == 0 { run += 1 }
+                if run >= Self.minimumSameRun { break }
+                end += run
+            }
+            DeltaFormat.appendVarint(UInt64(same), to: &records)
+            DeltaFormat.appendVarint(UInt64(end - changedStart), to: &records)
+            for position in changedStart..<end { records.append(difference(position)) }
+            offset = end
+        }
     }
 
     /// The longest prefix of `new[start...]` found in the base, by binary search over the sorted suffixes.

@@ -13,12 +13,14 @@
 /// ```
 ///
 /// A record is bsdiff's control triple followed by its data: `add`, `extra` and `seek` as LEB128 varints (unsigned,
-/// at most 10 bytes each; `seek` zigzag-encoded: 0, -1, 1, -2 … → 0, 1, 2, 3 …), then `add` diff bytes (each added, modulo 256, to the base byte at the read
-/// position, which then advances by `add`), then `extra` bytes copied as they are, then the read position moves
-/// by `seek`. bsdiff keeps the control, diff and extra data in three streams; here they are interleaved in one so the
-/// decoder consumes a single push-style inflater in order and never buffers a stream (memory: the base, the delta,
-/// and fixed buffers). The body size makes a truncated or extended delta fail before decoding, whatever the deflate
-/// stream's last bits happen to say.
+/// at most 10 bytes each; `seek` zigzag-encoded: 0, -1, 1, -2 … → 0, 1, 2, 3 …); then the `add` bytes as chunks, each
+/// two varints `same` and `changed` (together at least 1) followed by `changed` difference bytes: `same` bytes are
+/// copied from the base at the read position, then each difference byte is added, modulo 256, to the next base byte
+/// (the read position advances over both); then `extra` bytes copied as they are; then the read position moves by
+/// `seek`. bsdiff keeps control, diff and extra data in three streams and writes every difference, zeros included;
+/// here they are interleaved in one stream, so the decoder consumes a single push-style inflater in order and buffers
+/// no stream (memory: the base, the delta and fixed buffers), and runs of zeros are counted, not written. The body
+/// size makes a truncated or extended delta fail before decoding, whatever the deflate stream's last bits say.
 enum DeltaFormat {
     static let magic: [UInt8] = Array("HKDELTA".utf8) + [0]
     static let version: UInt8 = 1
