@@ -1,6 +1,7 @@
 import Foundation
 
-/// Applies a binary delta (``DeltaFormat``) to a base, streaming the rebuilt file to a sink.
+/// Applies a binary delta (format: docs/package-format.md, "Binary deltas") to a base, streaming the rebuilt file
+/// to a sink.
 ///
 /// The delta is untrusted: the signed manifest covers only the rebuilt file's SHA-256, which can be checked only
 /// after decoding. So before a byte is written every control triple is checked (lengths neither negative nor past
