@@ -68,6 +68,25 @@ struct DeltaDiffTests {
         }
     }
 
+    @Test("hybrid verify checks a delta diff as far as it can without the base")
+    func verifierChecksDeltas() throws {
+        let fixture = try Fixture()
+        let (v1, v2, _) = try Self.twoVersions(fixture)
+        let diff = fixture.url("delta.zip")
+        try PackageDiffBuilder().buildDiff(from: v1, to: v2, keyPair: fixture.keyPair, output: diff, deltas: true)
+        let verifier = PackageVerifier(trustedKey: fixture.keyPair.verificationKey)
+        #expect(try verifier.verify(packageAt: diff).diff?.deltas?.isEmpty == false)
+        for damage in [DeltaDamage.truncated, .wrongSize] {
+            let damaged = try Self.damage(diff, damage, fixture: fixture)
+            #expect("\(damage)") {
+                try verifier.verify(packageAt: damaged)
+            } throws: { error in
+                guard case PackageError.deltaInvalid = error else { return false }
+                return true
+            }
+        }
+    }
+
     @Test("the updater prefers the delta diff and falls back to the full package when the delta is bad")
     func updaterFallsBack() async throws {
         let fixture = try Fixture()

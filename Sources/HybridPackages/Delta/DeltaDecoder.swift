@@ -19,6 +19,19 @@ public struct DeltaDecoder: Sendable {
         return Int64(DeltaFormat.headerSize) + size + size / 64 + 4096
     }
 
+    /// What can be checked of a delta without its base (`hybrid verify` of a diff): its size limit, its header, an
+    /// output size equal to `expectedSize` and a body of the declared length. Decoding needs the base.
+    public func checkWithoutBase(delta: Data, expectedSize: Int64) throws(DeltaError) {
+        let limit = Self.sizeLimit(outputSize: expectedSize)
+        guard Int64(delta.count) <= limit else { throw .tooLarge(size: Int64(delta.count), limit: limit) }
+        let header = try DeltaFormat.Header.parse(delta.prefix(DeltaFormat.headerSize).map { $0 })
+        guard header.outputSize == expectedSize else {
+            throw .outputSizeMismatch(declared: header.outputSize, expected: expectedSize)
+        }
+        let bodySize = Int64(delta.count - DeltaFormat.headerSize)
+        guard header.bodySize == bodySize else { throw header.bodySize > bodySize ? .truncated : .trailingData }
+    }
+
     /// Rebuilds the file from `delta` and `base`, handing it to `sink` in chunks of at most 64 KiB.
     ///
     /// - Throws: ``DeltaError`` for anything wrong with the delta or a base it was not made from; errors thrown by
