@@ -169,6 +169,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // `hybrid bench updates` reads the stored size of each entry of a diff package.
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ] + linuxOnly("HybridKitGTK"),
             resources: [.copy("Pages")]
         ),

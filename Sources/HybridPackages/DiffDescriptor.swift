@@ -11,13 +11,19 @@ public struct DiffDescriptor: Sendable, Hashable, Codable {
     public var changed: [String]
     /// Paths of the base that the new version no longer has.
     public var removed: [String]
+    /// Changed files carried as binary deltas against a base file rather than whole (absent when none is). Only
+    /// in manifests of format ``PackageManifest/deltaFormatVersion``, which readers that predate deltas refuse
+    /// instead of installing delta bytes as the file.
+    public var deltas: [DeltaSource]?
 
     public init(
-        baseVersion: SemanticVersion, baseContentDigest: String, changed: [String], removed: [String]
+        baseVersion: SemanticVersion, baseContentDigest: String, changed: [String], removed: [String],
+        deltas: [DeltaSource]? = nil
     ) {
         self.baseVersion = baseVersion
         self.baseContentDigest = baseContentDigest
         self.changed = changed
         self.removed = removed
+        self.deltas = deltas
     }
 }

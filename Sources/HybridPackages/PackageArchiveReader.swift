@@ -145,6 +145,35 @@ final class PackageArchiveReader {
         return Int(min(UInt64(PackageArchiveLayout.readChunkSize - 1), largest)) + 1
     }
 
+    /// Reads a binary delta entry whole, refusing it unread when the zip declares more than `limit` bytes and
+    /// stopping as soon as more arrive: a delta is decoded from memory, so its size must be bounded first.
+    func readDelta(_ entry: Entry, path: String, limit: Int64) throws(PackageError) -> Data {
+        guard entry.type == .file else { throw .symlinkEntry(entry.path) }
+        guard entry.uncompressedSize <= UInt64(max(0, limit)) else {
+            throw .deltaInvalid(
+                path: path, .tooLarge(size: Int64(clamping: entry.uncompressedSize), limit: limit))
+        }
+        var data = Data()
+        do {
+            _ = try archive.extract(
+                entry, bufferSize: Self.bufferSize(compressed: entry.compressedSize, expected: limit),
+                skipCRC32: false
+            ) { chunk in
+                data.append(chunk)
+                if Int64(data.count) > limit {
+                    throw PackageError.deltaInvalid(path: path, .tooLarge(size: Int64(data.count), limit: limit))
+                }
+            }
+        } catch let error as PackageError {
+            throw error
+        } catch {
+            // The CRC-32 is checked here (nothing else covers these bytes before decoding): a mismatch is a
+            // damaged delta, which the updater answers with the full package.
+            throw .deltaInvalid(path: path, .corruptStream)
+        }
+        return data
+    }
+
     private func readSmallEntry(_ entry: Entry) throws(PackageError) -> Data {
         guard entry.type == .file else { throw .symlinkEntry(entry.path) }
         guard entry.uncompressedSize <= PackageArchiveLayout.maximumMetadataSize else {

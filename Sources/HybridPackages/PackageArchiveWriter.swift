@@ -24,8 +24,10 @@ final class PackageArchiveWriter {
     }
 
     /// Adds a package file from disk under `content/`.
-    func addFile(packagePath: String, from fileURL: URL) throws(PackageError) {
-        let method: CompressionMethod = MIMETypes.isAlreadyCompressed(packagePath) ? .none : .deflate
+    /// `compressed` says the bytes are deflated already (a binary delta): stored, not deflated again.
+    func addFile(packagePath: String, from fileURL: URL, compressed: Bool = false) throws(PackageError) {
+        let method: CompressionMethod =
+            compressed || MIMETypes.isAlreadyCompressed(packagePath) ? .none : .deflate
         do {
             try archive.addEntry(
                 with: PackageArchiveLayout.contentDirectory + packagePath, fileURL: fileURL,

@@ -25,6 +25,9 @@ public enum PackageError: Error, Sendable, CustomStringConvertible {
     case containerTooOld(required: SemanticVersion, running: SemanticVersion)
     case diffBaseNotInstalled(id: String, base: SemanticVersion)
     case diffBaseMismatch(id: String, base: SemanticVersion)
+    /// A file carried as a binary delta could not be rebuilt: the delta is damaged or hostile (or its output does
+    /// not match the manifest). Nothing was activated; the full package installs instead.
+    case deltaInvalid(path: String, DeltaError)
     case alreadyInstalled(id: String, version: SemanticVersion)
     case versionNotInstalled(id: String, version: SemanticVersion)
     case packageNotInstalled(String)
@@ -88,6 +91,8 @@ public enum PackageError: Error, Sendable, CustomStringConvertible {
         case .diffBaseMismatch(let id, let base):
             return
                 "The diff for '\(id)' was made from a different build of \(base) than the one installed; download the full package."
+        case .deltaInvalid(let path, let reason):
+            return "The binary delta for '\(path)' cannot be applied: \(reason)"
         case .alreadyInstalled(let id, let version):
             return "'\(id)' \(version) is already installed; activate it instead of installing it again."
         case .versionNotInstalled(let id, let version):

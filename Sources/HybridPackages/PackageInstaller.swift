@@ -112,9 +112,16 @@ public struct PackageInstaller: Sendable {
             throw .diffBaseMismatch(id: manifest.id, base: diff.baseVersion)
         }
         let changed = Set(diff.changed)
+        let baseFiles = base.filesByPath
         for file in manifest.files where !changed.contains(file.path) {
-            guard let old = base.filesByPath[file.path], old.sha256 == file.sha256, old.size == file.size
+            guard let old = baseFiles[file.path], old.sha256 == file.sha256, old.size == file.size
             else {
+                throw .diffBaseMismatch(id: manifest.id, base: diff.baseVersion)
+            }
+        }
+        // Every delta's base file must be the one it was made from, before anything is written.
+        for delta in diff.deltas ?? [] {
+            guard let old = baseFiles[delta.base], old.sha256 == delta.baseSHA256 else {
                 throw .diffBaseMismatch(id: manifest.id, base: diff.baseVersion)
             }
         }
@@ -149,11 +156,18 @@ public struct PackageInstaller: Sendable {
         }
         let total = manifest.files.reduce(Int64(0)) { $0 + $1.size }
         var done: Int64 = 0
+        let deltas = Dictionary(
+            (manifest.diff?.deltas ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         for (index, file) in manifest.files.enumerated() {
             let destination = content.appendingPathComponent(file.path, isDirectory: false)
             if carried.contains(file.path) {
                 guard let entry = entries[file.path] else { throw .missingFile(file.path) }
-                try extract(entry, file: file, reader: reader, to: destination)
+                if let delta = deltas[file.path], let base {
+                    try DeltaFileApplier(fileWriter: fileWriter).apply(
+                        entry, source: delta, file: file, reader: reader, base: base, to: destination)
+                } else {
+                    try extract(entry, file: file, reader: reader, to: destination)
+                }
             } else if let base {
                 try reuse(base.fileURL(for: file.path), file: file, at: destination)
             } else {

@@ -3,8 +3,13 @@ import Foundation
 
 /// The signed description of a package version (stored as `manifest.json` in the zip; see docs/package-format.md).
 public struct PackageManifest: Sendable, Hashable, Codable {
-    /// The manifest format this library writes. Readers refuse newer formats rather than guess.
+    /// The manifest format this library writes for full packages and plain diffs. Readers refuse newer formats
+    /// rather than guess.
     public static let currentFormatVersion = 1
+    /// The format of a diff manifest with binary deltas (`diff.deltas`). A reader that predates deltas refuses it
+    /// (`unsupportedFormatVersion`) instead of installing delta bytes as files; everything else is format 1, so
+    /// such readers keep installing full packages and plain diffs.
+    public static let deltaFormatVersion = 2
 
     public var formatVersion: Int
     /// Reverse-DNS style identifier, e.g. `com.example.shop`; also the store's directory name.
@@ -65,6 +70,8 @@ public struct PackageManifest: Sendable, Hashable, Codable {
     public var contentDigest: String {
         var full = self
         full.diff = nil
+        // A version that arrived by a delta diff has the same contents as its full package.
+        full.formatVersion = Self.currentFormatVersion
         let bytes = (try? full.canonicalData()) ?? Data()
         return SHA256.hash(data: bytes).hexString
     }
@@ -94,8 +101,8 @@ public struct PackageManifest: Sendable, Hashable, Codable {
 
     /// What ``validate()`` checks except the development marker: a ``DevelopmentPackage`` is held to the rest.
     func validateContents() throws(PackageError) {
-        guard formatVersion == Self.currentFormatVersion else {
-            throw .unsupportedFormatVersion(formatVersion, supported: Self.currentFormatVersion)
+        guard (Self.currentFormatVersion...Self.deltaFormatVersion).contains(formatVersion) else {
+            throw .unsupportedFormatVersion(formatVersion, supported: Self.deltaFormatVersion)
         }
         guard PackageIdentifier.isValid(id) else { throw .invalidPackageID(id) }
         guard !serves.isEmpty else { throw .manifestInvalid("The manifest serves no URL prefix.") }
@@ -125,6 +132,26 @@ public struct PackageManifest: Sendable, Hashable, Codable {
             }
             for path in diff.removed where seen.contains(path) {
                 throw .manifestInvalid("The diff removes '\(path)' but the manifest still lists it.")
+            }
+            if let deltas = diff.deltas { try validate(deltas, changed: Set(diff.changed)) }
+        }
+    }
+
+    private func validate(_ deltas: [DeltaSource], changed: Set<String>) throws(PackageError) {
+        guard formatVersion >= Self.deltaFormatVersion else {
+            throw .manifestInvalid(
+                "The diff carries binary deltas but declares manifest format \(formatVersion); deltas need format \(Self.deltaFormatVersion)."
+            )
+        }
+        var seen = Set<String>()
+        for delta in deltas {
+            guard changed.contains(delta.path) else {
+                throw .manifestInvalid("The diff has a delta for '\(delta.path)', which it does not carry.")
+            }
+            guard seen.insert(delta.path).inserted else { throw .duplicateEntry(delta.path) }
+            do { _ = try PackagePath(validating: delta.base) } catch { throw .unsafeEntryPath(delta.base, error) }
+            guard Self.isLowercaseHexSHA256(delta.baseSHA256) else {
+                throw .manifestInvalid("The delta base of '\(delta.path)' has a malformed SHA-256.")
             }
         }
     }

@@ -63,7 +63,16 @@ public struct PackageUpdater: Sendable {
             try activate(id, release.version)
             return .updated(from: active, to: release.version, viaDiff: false)
         }
-        if let active, let diff = release.diff(from: active) {
+        if let active, let delta = release.deltaDiff(from: active) {
+            do {
+                let file = try await downloader.download(delta, progress: progress)
+                defer { try? FileManager.default.removeItem(at: file) }
+                try installAndActivate(file, progress: progress)
+                return .updated(from: active, to: release.version, viaDiff: true)
+            } catch let error where Self.fullPackageMayStillWork(afterDeltaFailure: error) {
+                // Fall through to the full package: nothing of the delta diff was activated.
+            }
+        } else if let active, let diff = release.diff(from: active) {
             do {
                 let file = try await downloader.download(diff, progress: progress)
                 defer { try? FileManager.default.removeItem(at: file) }
@@ -77,5 +86,23 @@ public struct PackageUpdater: Sendable {
         defer { try? FileManager.default.removeItem(at: file) }
         try installAndActivate(file, progress: progress)
         return .updated(from: active, to: release.version, viaDiff: false)
+    }
+
+    /// Whether a failed delta diff should be followed by the full package: any fault of the delta diff itself
+    /// (damaged, hostile, made from another base, unreadable by this app, refused by its download's checksum).
+    /// Not a full disk, a failing file system or a too-old container, which the full package would meet too.
+    static func fullPackageMayStillWork(afterDeltaFailure error: any Error) -> Bool {
+        if let download = error as? DownloadError {
+            if case .checksumMismatch = download { return true }
+            if case .protocolViolation = download { return true }
+            return false
+        }
+        guard let package = error as? PackageError else { return false }
+        switch package {
+        case .diskFull, .fileSystem, .containerTooOld, .alreadyInstalled, .untrustedSigningKey:
+            return false
+        default:
+            return true
+        }
     }
 }

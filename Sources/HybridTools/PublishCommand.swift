@@ -51,6 +51,13 @@ public struct PublishCommand: ParsableCommand {
     @Option(name: .customLong("keep"), help: "Releases listed per index, newest first.")
     var keepReleases: Int = 5
 
+    @Flag(
+        name: .long, inversion: .prefixedNo,
+        help:
+            "Also build diffs with binary deltas (listed apart, for clients that read them); --no-deltas builds plain diffs only."
+    )
+    var deltas = true
+
     @Flag(name: .long, help: "Only re-sign the channel's indexes with a new sequence and expiry.")
     var refresh = false
 
@@ -86,7 +93,7 @@ public struct PublishCommand: ParsableCommand {
                     packages.map { URL(fileURLWithPath: $0) }, to: root,
                     options: ReleasePublisher.Options(
                         channel: channel, rollout: rollout, minimumHostVersion: minHostVersion, validity: validity,
-                        diffBases: diffBases, keepReleases: keepReleases))
+                        diffBases: diffBases, keepReleases: keepReleases, deltas: deltas))
         }
         for index in published {
             let versions = index.versions.isEmpty ? "re-signed" : index.versions.joined(separator: ", ")

@@ -10,8 +10,8 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks. Each figure is printed next to a baseline measured in the same run.",
         discussion: "Build with -c release for meaningful numbers: swift run -c release hybrid bench bridge",
         subcommands: [
-            BridgeBench.self, FloodBench.self, PackagesBench.self, BodiesBench.self, CookiesBench.self,
-            ContainerBench.self,
+            BridgeBench.self, FloodBench.self, PackagesBench.self, UpdatesBench.self, BodiesBench.self,
+            CookiesBench.self, ContainerBench.self,
         ])
 
     struct Output: ParsableArguments {
@@ -119,6 +119,41 @@ struct BenchCommand: AsyncParsableCommand {
                 options.progress = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
             }
             output.print(try await PackagesBenchmark.run(options))
+        }
+    }
+
+    struct UpdatesBench: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "updates",
+            abstract: "Binary-delta diffs on real releases vs today's per-file diffs and zstd --patch-from.",
+            discussion: """
+                For each <data>/<app>/ with two SemVer-named front-end folders (fetch them with
+                scripts/fetch-update-bench-data.sh): bytes of the delta diff vs today's per-file diff (target ≤ 0.3×)
+                and vs zstd -19 --patch-from with the same bases in the same container (target ≤ 1.2×); time to apply
+                it vs a full install of the new version, download excluded (target ≤ 1.5×); heap peak while applying
+                vs twice the largest file (target ≤ 1.0×); time to build it. Needs zstd (apt-get install -y zstd).
+                """)
+
+        @OptionGroup var output: Output
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Directory of <app>/<version>/ front-end folders.") var data = "/tmp/hybrid-update-bench"
+        @Option(help: "Timed installs per side.") var rounds = 3
+        @Option(help: "The zstd executable (the reference).") var zstd = "/usr/bin/zstd"
+
+        func validate() throws {
+            guard rounds > 0 else { throw ValidationError("--rounds must be positive") }
+        }
+
+        func run() async throws {
+            global.bootstrapLogging()
+            var options = DeltaUpdatesBenchmark.Options()
+            options.dataDirectory = URL(fileURLWithPath: data)
+            options.rounds = rounds
+            options.zstdPath = zstd
+            if global.verbose {
+                options.progress = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+            }
+            output.print(try await DeltaUpdatesBenchmark.run(options))
         }
     }
 

@@ -176,6 +176,36 @@ import Testing
 
     // MARK: diff
 
+    @Test func diffCarriesRenamedBundlesAsDeltasUnlessTurnedOff() async throws {
+        let workspace = try await workspaceWithKeys()
+        let old = try workspace.site(
+            "1.0.0",
+            extra: ["assets/index-A1b2C3d4.js": DeltaDiffTests.bundle(seed: 1, imports: "A1b2C3d4", edit: "v1")])
+        let new = try workspace.site(
+            "1.1.0",
+            extra: ["assets/index-Q2w3E4r5.js": DeltaDiffTests.bundle(seed: 1, imports: "Q2w3E4r5", edit: "v2")])
+        #expect(try await hybrid(workspace.packArguments("1.0.0", site: old)).status == 0)
+        #expect(try await hybrid(workspace.packArguments("1.1.0", site: new)).status == 0)
+        let arguments = [
+            "diff", workspace.path("shop-1.0.0.zip"), workspace.path("shop-1.1.0.zip"), "--key", workspace.privateKey,
+        ]
+        let withDeltas = try await hybrid(arguments + ["--out", workspace.path("deltas.zip")])
+        #expect(withDeltas.status == 0, "\(withDeltas.errors)")
+        #expect(
+            withDeltas.output.contains("1 changed files as binary deltas (manifest format 2)"), "\(withDeltas.output)")
+        let plain = try await hybrid(arguments + ["--out", workspace.path("plain.zip"), "--no-deltas"])
+        #expect(plain.status == 0, "\(plain.errors)")
+        #expect(!plain.output.contains("binary deltas"), "\(plain.output)")
+        for name in ["deltas.zip", "plain.zip"] {
+            let verify = try await hybrid(["verify", workspace.path(name), "--key", workspace.publicKey])
+            #expect(verify.status == 0, "\(name): \(verify.errors)")
+        }
+        let sizes = try ["deltas.zip", "plain.zip"].map { name in
+            try #require(try FileManager.default.attributesOfItem(atPath: workspace.path(name))[.size] as? Int)
+        }
+        #expect(sizes[0] < sizes[1], "delta diff \(sizes[0]) B, plain diff \(sizes[1]) B")
+    }
+
     @Test func diffWritesASignedDiffThatVerifies() async throws {
         let workspace = try await workspaceWithKeys()
         #expect(try await hybrid(workspace.packArguments("1.0.0", site: try workspace.site("1.0.0"))).status == 0)

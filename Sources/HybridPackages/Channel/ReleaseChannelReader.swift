@@ -140,7 +140,8 @@ public final class ReleaseChannelReader: Sendable {
             let bucket = RolloutBucket(installID: installID, packageID: index.id, version: release.version)
             guard bucket.isIncluded(inPercent: release.rollout) else { continue }
             let document = ReleaseDocument(
-                id: index.id, version: release.version, full: release.full, diffs: release.diffs)
+                id: index.id, version: release.version, full: release.full, diffs: release.diffs,
+                deltaDiffs: release.deltaDiffs)
             do { return try document.release(relativeTo: base) } catch {
                 throw .invalidRelease(source: source, reason: error.description)
             }

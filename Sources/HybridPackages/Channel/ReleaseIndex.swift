@@ -53,17 +53,22 @@ public struct ChannelRelease: Sendable, Hashable, Codable {
     public var full: ReleaseFile
     /// Diff packages to this version from earlier ones.
     public var diffs: [ReleaseDiff]
+    /// Diff packages with binary deltas (manifest format 2) to this version, when any file benefits. Apart from
+    /// ``diffs`` so a client that predates deltas ignores them and keeps taking the plain diffs.
+    public var deltaDiffs: [ReleaseDiff]?
     /// Percentage (0–100) of installs offered this release, decided by `RolloutBucket`.
     public var rollout: Int
     /// Oldest host-app version that may take this release (it may call native modules older apps lack).
     public var minimumHostVersion: String?
 
     public init(
-        version: String, full: ReleaseFile, diffs: [ReleaseDiff], rollout: Int, minimumHostVersion: String?
+        version: String, full: ReleaseFile, diffs: [ReleaseDiff], rollout: Int, minimumHostVersion: String?,
+        deltaDiffs: [ReleaseDiff]? = nil
     ) {
         self.version = version
         self.full = full
         self.diffs = diffs
+        self.deltaDiffs = deltaDiffs
         self.rollout = rollout
         self.minimumHostVersion = minimumHostVersion
     }

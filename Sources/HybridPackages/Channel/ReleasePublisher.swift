@@ -15,11 +15,14 @@ public struct ReleasePublisher: Sendable {
         public var diffBases: Int
         /// Releases kept listed in the index (newest first).
         public var keepReleases: Int
+        /// Also build, per diff base, a diff with binary deltas (listed in `deltaDiffs`) where any file benefits.
+        public var deltas: Bool
 
         public init(
             channel: String = "production", rollout: Int = 100, minimumHostVersion: SemanticVersion? = nil,
-            validity: TimeInterval = 7 * 86_400, diffBases: Int = 3, keepReleases: Int = 5
+            validity: TimeInterval = 7 * 86_400, diffBases: Int = 3, keepReleases: Int = 5, deltas: Bool = true
         ) {
+            self.deltas = deltas
             self.channel = channel
             self.rollout = rollout
             self.minimumHostVersion = minimumHostVersion
@@ -94,13 +97,22 @@ public struct ReleasePublisher: Sendable {
                     return (base, release)
                 }.sorted { $0.0 > $1.0 }.prefix(options.diffBases)
                 var diffs: [ReleaseDiff] = []
+                var deltaDiffs: [ReleaseDiff] = []
                 for (base, release) in bases {
-                    diffs.append(
-                        try buildDiff(
-                            from: layout.file(sha256: release.full.sha256), to: layout.file(sha256: inspection.sha256),
-                            base: base, layout: layout))
+                    let old = layout.file(sha256: release.full.sha256)
+                    let new = layout.file(sha256: inspection.sha256)
+                    if let plain = try buildDiff(from: old, to: new, base: base, deltas: false, layout: layout) {
+                        diffs.append(plain)
+                    }
+                    // The plain diff stays for clients that predate deltas; the delta diff is listed only when
+                    // some file actually travels as a delta.
+                    if options.deltas,
+                        let delta = try buildDiff(from: old, to: new, base: base, deltas: true, layout: layout)
+                    {
+                        deltaDiffs.append(delta)
+                    }
                 }
-                diffCount += diffs.count
+                diffCount += diffs.count + deltaDiffs.count
                 releases.append(
                     ChannelRelease(
                         version: version,
@@ -108,7 +120,8 @@ public struct ReleasePublisher: Sendable {
                             url: ReleaseTreeLayout.relativeFileURL(sha256: inspection.sha256),
                             size: inspection.size, sha256: inspection.sha256),
                         diffs: diffs, rollout: options.rollout,
-                        minimumHostVersion: options.minimumHostVersion?.description))
+                        minimumHostVersion: options.minimumHostVersion?.description,
+                        deltaDiffs: deltaDiffs.isEmpty ? nil : deltaDiffs))
                 added.append(version)
             }
             releases.sort {
@@ -186,13 +199,17 @@ public struct ReleasePublisher: Sendable {
         return sequence
     }
 
-    private func buildDiff(from old: URL, to new: URL, base: SemanticVersion, layout: ReleaseTreeLayout)
-        throws(ReleasePublishError) -> ReleaseDiff
-    {
+    /// Builds one diff into the tree; with `deltas`, nil when no file travels as a delta (the plain diff is
+    /// the same bytes of content).
+    private func buildDiff(
+        from old: URL, to new: URL, base: SemanticVersion, deltas: Bool, layout: ReleaseTreeLayout
+    ) throws(ReleasePublishError) -> ReleaseDiff? {
         let temporary = layout.filesDirectory.appendingPathComponent(".diff-\(UUID().uuidString).zip")
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
-            try PackageDiffBuilder().buildDiff(from: old, to: new, keyPair: packageKey, output: temporary)
+            let manifest = try PackageDiffBuilder().buildDiff(
+                from: old, to: new, keyPair: packageKey, output: temporary, deltas: deltas)
+            if deltas, manifest.diff?.deltas == nil { return nil }
             let (hex, size) = try FileHashing.sha256(of: temporary)
             try copyImmutable(temporary, to: layout.file(sha256: hex))
             return ReleaseDiff(

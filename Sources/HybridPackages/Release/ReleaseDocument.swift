@@ -8,12 +8,18 @@ public struct ReleaseDocument: Sendable, Hashable, Codable {
     public var version: String
     public var full: ReleaseFile
     public var diffs: [ReleaseDiff]
+    /// Diffs with binary deltas, listed apart so a client that predates deltas never picks one (it ignores this
+    /// field and takes ``diffs``).
+    public var deltaDiffs: [ReleaseDiff]?
 
-    public init(id: String, version: String, full: ReleaseFile, diffs: [ReleaseDiff]) {
+    public init(
+        id: String, version: String, full: ReleaseFile, diffs: [ReleaseDiff], deltaDiffs: [ReleaseDiff]? = nil
+    ) {
         self.id = id
         self.version = version
         self.full = full
         self.diffs = diffs
+        self.deltaDiffs = deltaDiffs
     }
 
     /// The release as `PackageUpdater` sees it, with every file URL made absolute against `base` (the URL the
@@ -22,18 +28,26 @@ public struct ReleaseDocument: Sendable, Hashable, Codable {
         guard let version = SemanticVersion(version) else {
             throw .malformedRelease(url: base.absoluteString, reason: "version '\(version)' is not SemVer")
         }
-        var diffArtifacts: [SemanticVersion: PackageArtifact] = [:]
+        let fullArtifact = PackageArtifact(
+            location: try Self.absolute(full.url, base: base), size: full.size, sha256: full.sha256)
+        return PackageRelease(
+            id: id, version: version, full: fullArtifact, diffs: try Self.artifacts(diffs, base: base),
+            deltaDiffs: try Self.artifacts(deltaDiffs ?? [], base: base))
+    }
+
+    private static func artifacts(_ diffs: [ReleaseDiff], base: URL) throws(HTTPUpdateClientError)
+        -> [SemanticVersion: PackageArtifact]
+    {
+        var artifacts: [SemanticVersion: PackageArtifact] = [:]
         for diff in diffs {
             guard let from = SemanticVersion(diff.from) else {
                 throw .malformedRelease(
                     url: base.absoluteString, reason: "diff base '\(diff.from)' is not SemVer")
             }
-            diffArtifacts[from] = PackageArtifact(
-                location: try Self.absolute(diff.url, base: base), size: diff.size, sha256: diff.sha256)
+            artifacts[from] = PackageArtifact(
+                location: try absolute(diff.url, base: base), size: diff.size, sha256: diff.sha256)
         }
-        let fullArtifact = PackageArtifact(
-            location: try Self.absolute(full.url, base: base), size: full.size, sha256: full.sha256)
-        return PackageRelease(id: id, version: version, full: fullArtifact, diffs: diffArtifacts)
+        return artifacts
     }
 
     private static func absolute(_ text: String, base: URL) throws(HTTPUpdateClientError) -> String {
