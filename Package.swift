@@ -14,9 +14,9 @@ let appleLayout = Context.environment["HYBRIDKIT_APPLE_LAYOUT"] == "1"
 // depends on it, so the name is given only where WebKitGTK can exist. The manifest runs on the building machine:
 // cross-compiling from a Mac to Linux is not supported for the GTK targets.
 #if os(Linux)
-    let webKitGTKPkgConfig: String? = appleLayout ? nil : "webkit2gtk-4.1"
+let webKitGTKPkgConfig: String? = appleLayout ? nil : "webkit2gtk-4.1"
 #else
-    let webKitGTKPkgConfig: String? = nil
+let webKitGTKPkgConfig: String? = nil
 #endif
 
 /// Tells the targets whose WebKitGTK-less branch refuses to compile on Linux (`#error`, so a broken condition cannot

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Conversion to and from Foundation's `HTTPCookie`, for the `HTTPCookieStorage` adapter.
@@ -74,9 +74,9 @@ extension JarCookie {
 
     private static func sameSitePolicyText(_ cookie: HTTPCookie) -> String? {
         #if canImport(Darwin)
-            if #available(macOS 10.15, iOS 13.0, *) {
-                return cookie.sameSitePolicy?.rawValue.lowercased()
-            }
+        if #available(macOS 10.15, iOS 13.0, *) {
+            return cookie.sameSitePolicy?.rawValue.lowercased()
+        }
         #endif
         return nil
     }

@@ -33,9 +33,9 @@ package enum PackageResources {
     private static func searchedDirectories() -> [URL] {
         var directories = [Bundle.main.resourceURL, Bundle.main.bundleURL, Bundle(for: Anchor.self).resourceURL]
         #if os(Linux)
-            if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-                directories.append(URL(fileURLWithPath: executable).deletingLastPathComponent())
-            }
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            directories.append(URL(fileURLWithPath: executable).deletingLastPathComponent())
+        }
         #endif
         directories.append(Bundle.main.executableURL?.deletingLastPathComponent())
         var seen = Set<String>()

@@ -2,9 +2,9 @@ import Dispatch
 import HybridKit
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The system resolver, the one the HTTP client itself uses to connect. getaddrinfo blocks, so it runs on a
@@ -27,9 +27,9 @@ public struct GetAddrInfoResolver: HostResolving {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         #else
-            hints.ai_socktype = SOCK_STREAM
+        hints.ai_socktype = SOCK_STREAM
         #endif
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &list)

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// An IPv4 or IPv6 address as bytes in network order, parsed strictly (inet_pton: no "127.1" or "0x7f000001"

@@ -223,9 +223,9 @@ public final class DevelopmentPackage: PackageSnapshotSource {
         var info = stat()
         guard stat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         #if os(Linux)
-            let modified = info.st_mtim
+        let modified = info.st_mtim
         #else
-            let modified = info.st_mtimespec
+        let modified = info.st_mtimespec
         #endif
         return FileStamp(
             size: Int64(info.st_size), modifiedSeconds: Int(modified.tv_sec),

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The few durability primitives the store needs (see docs/package-format.md, "Durability").
@@ -16,14 +16,14 @@ enum DurableFiles {
     /// dominate install time. Where `syncfs` is missing, `sync()` gives the same guarantee for local disks.
     static func syncFileSystem(containing directory: URL) throws(PackageError) {
         #if os(Linux)
-            let fd = try openDirectory(directory)
-            defer { _ = Glibc_or_Darwin_close(fd) }
-            if linux_syncfs(fd) != 0 {
-                throw .fileSystem(
-                    operation: "sync", path: directory.path, reason: String(cString: strerror(errno)))
-            }
+        let fd = try openDirectory(directory)
+        defer { _ = Glibc_or_Darwin_close(fd) }
+        if linux_syncfs(fd) != 0 {
+            throw .fileSystem(
+                operation: "sync", path: directory.path, reason: String(cString: strerror(errno)))
+        }
         #else
-            sync()
+        sync()
         #endif
     }
 
@@ -75,7 +75,7 @@ enum DurableFiles {
 }
 
 #if os(Linux)
-    /// glibc's `syncfs(2)`; the Glibc module hides it behind `_GNU_SOURCE`, so it is bound by symbol name.
-    @_silgen_name("syncfs")
-    private func linux_syncfs(_ fd: Int32) -> Int32
+/// glibc's `syncfs(2)`; the Glibc module hides it behind `_GNU_SOURCE`, so it is bound by symbol name.
+@_silgen_name("syncfs")
+private func linux_syncfs(_ fd: Int32) -> Int32
 #endif

@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Writes files with plain `open`/`write`/`close`.
@@ -39,11 +39,11 @@ final class POSIXWritableFile: WritableFile {
             var remaining = buffer.count
             while remaining > 0 {
                 #if canImport(Darwin)
-                    let written = Darwin.write(fd, base, remaining)
+                let written = Darwin.write(fd, base, remaining)
                 #elseif canImport(Glibc)
-                    let written = Glibc.write(fd, base, remaining)
+                let written = Glibc.write(fd, base, remaining)
                 #else
-                    let written = Musl.write(fd, base, remaining)
+                let written = Musl.write(fd, base, remaining)
                 #endif
                 if written < 0 {
                     if errno == EINTR { continue }
@@ -67,10 +67,10 @@ final class POSIXWritableFile: WritableFile {
 @inline(__always)
 func Glibc_or_Darwin_close(_ fd: Int32) -> Int32 {
     #if canImport(Darwin)
-        return Darwin.close(fd)
+    return Darwin.close(fd)
     #elseif canImport(Glibc)
-        return Glibc.close(fd)
+    return Glibc.close(fd)
     #else
-        return Musl.close(fd)
+    return Musl.close(fd)
     #endif
 }

@@ -39,7 +39,9 @@ public struct PackageUpdater: Sendable {
     /// Makes `version` serve: with a boot guard, on trial in one durable step (never "activated, trial to follow",
     /// which a crash or a failed write between the two would leave active and off trial for good).
     private func activate(_ id: String, _ version: SemanticVersion) throws(PackageError) {
-        if let bootGuard { try bootGuard.activateOnTrial(id, version: version) } else {
+        if let bootGuard {
+            try bootGuard.activateOnTrial(id, version: version)
+        } else {
             try installer.store.activate(id, version: version)
         }
     }

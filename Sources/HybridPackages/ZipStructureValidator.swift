@@ -563,11 +563,11 @@ struct ZipFileIdentity: Sendable, Equatable {
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
         #if canImport(Darwin)
-            modifiedSeconds = Int64(status.st_mtimespec.tv_sec)
-            modifiedNanoseconds = Int64(status.st_mtimespec.tv_nsec)
+        modifiedSeconds = Int64(status.st_mtimespec.tv_sec)
+        modifiedNanoseconds = Int64(status.st_mtimespec.tv_nsec)
         #else
-            modifiedSeconds = Int64(status.st_mtim.tv_sec)
-            modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+        modifiedSeconds = Int64(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
         #endif
     }
 }

@@ -3,9 +3,9 @@ import HybridPackages
 import Logging
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The `.zip` files of one directory, read on each request so packages dropped in (or removed) show up at once.
@@ -94,11 +94,11 @@ public actor PackageCatalog {
         var info = stat()
         guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         #if canImport(Darwin)
-            let modified = info.st_mtimespec
-            let changed = info.st_ctimespec
+        let modified = info.st_mtimespec
+        let changed = info.st_ctimespec
         #else
-            let modified = info.st_mtim
-            let changed = info.st_ctim
+        let modified = info.st_mtim
+        let changed = info.st_ctim
         #endif
         return FileStamp(
             device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino),

@@ -1,199 +1,199 @@
 #if os(Linux)
-    import Foundation
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
-    #endif
-    import HybridKit
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HybridKit
 
-    /// One stand-in view's engine and the two lanes between it and the main actor.
-    ///
-    /// The engine lives on its own executor (GTK's thread): every call goes through `lane`, every event comes
-    /// back through `main`. Navigation policy is the one place the engine waits for the main actor (the port asks
-    /// for a decision synchronously); nothing on the main actor ever waits for the engine, so the two cannot
-    /// deadlock.
-    final class StandInBacking: @unchecked Sendable {
-        let lane: EngineLane
-        let main = MainLane()
-        @MainActor weak var view: WKWebView?
-        // Touched on the engine's executor only.
-        private var engine: (any WebEngine)?
-        private var closed = false
-        // The engine holds its delegates weakly and its handlers strongly; these hold the backing weakly.
-        let navigationRelay = NavigationRelay()
-        let uiRelay = UIRelay()
-        let messageRelay = MessageRelay()
-        private var schemeRelays: [SchemeRelay] = []
+/// One stand-in view's engine and the two lanes between it and the main actor.
+///
+/// The engine lives on its own executor (GTK's thread): every call goes through `lane`, every event comes
+/// back through `main`. Navigation policy is the one place the engine waits for the main actor (the port asks
+/// for a decision synchronously); nothing on the main actor ever waits for the engine, so the two cannot
+/// deadlock.
+final class StandInBacking: @unchecked Sendable {
+    let lane: EngineLane
+    let main = MainLane()
+    @MainActor weak var view: WKWebView?
+    // Touched on the engine's executor only.
+    private var engine: (any WebEngine)?
+    private var closed = false
+    // The engine holds its delegates weakly and its handlers strongly; these hold the backing weakly.
+    let navigationRelay = NavigationRelay()
+    let uiRelay = UIRelay()
+    let messageRelay = MessageRelay()
+    private var schemeRelays: [SchemeRelay] = []
 
-        init(backend: WKStandInBackend, settings: WebViewSettings, schemes: [String], store: WKStandInDataStoreID) {
-            lane = EngineLane(executor: backend.executor())
-            navigationRelay.backing = self
-            uiRelay.backing = self
-            messageRelay.backing = self
-            let relays = schemes.map { SchemeRelay(scheme: $0, backing: self) }
-            schemeRelays = relays
-            lane.post { [self] in
-                do throws(EngineError) {
-                    let engine = try backend.makeEngineInStore(settings, store)
-                    engine.navigationDelegate = navigationRelay
-                    engine.uiDelegate = uiRelay
-                    for relay in relays { try engine.setSchemeHandler(relay, forScheme: relay.scheme) }
-                    self.engine = engine
-                } catch {
-                    FileHandle.standardError.write(Data("WebKitStandIn: no engine: \(error)\n".utf8))
-                }
-            }
-        }
-
-        /// Runs `body` with the engine on its executor, after every call posted before it.
-        func perform(
-            _ body: @escaping @Sendable (any WebEngine) -> Void, orElse: @escaping @Sendable () -> Void = {}
-        ) {
-            lane.post { [self] in
-                if let engine, !closed { body(engine) } else { orElse() }
-            }
-        }
-
-        /// Runs `body` with the view on the main actor, after every event posted before it; dropped when the view
-        /// is gone.
-        func toView(_ body: @escaping @MainActor @Sendable (WKWebView) -> Void) {
-            main.post { [self] in if let view { body(view) } }
-        }
-
-        /// The engine's state, read on its executor, for the view's synchronous properties.
-        func state(withHistory: Bool) -> WKWebView.EngineState {
-            guard let engine else { return WKWebView.EngineState() }
-            return WKWebView.EngineState(
-                url: engine.url, title: engine.title, history: withHistory ? engine.historySnapshot() : nil,
-                historyLength: withHistory ? engine.historyLength : nil)
-        }
-
-        /// Asks the main actor for an answer while the engine waits (navigation policy). Falls back to `fallback`
-        /// when the view is gone or does not answer within ten seconds (WebKit would wait; a test would hang).
-        func ask<Answer: Sendable>(
-            fallback: Answer,
-            _ body: @escaping @MainActor @Sendable (WKWebView, @escaping @Sendable (Answer) -> Void) -> Void
-        ) -> Answer {
-            let box = Locked<Answer?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            let answer: @Sendable (Answer) -> Void = { value in
-                let first = box.withLock { slot in
-                    guard slot == nil else { return false }
-                    slot = value
-                    return true
-                }
-                if first { done.signal() }
-            }
-            main.post { [self] in
-                if let view { body(view, answer) } else { answer(fallback) }
-            }
-            guard done.wait(timeout: .now() + 10) == .success else { return fallback }
-            return box.withLock { $0 } ?? fallback
-        }
-
-        /// Re-reads url, title and history on the engine's executor, for the view's synchronous properties.
-        func refreshState() {
-            perform { [weak self] _ in
-                guard let self else { return }
-                let state = self.state(withHistory: true)
-                self.toView { view in view.update(state) }
-            }
-        }
-
-        func close() {
-            lane.post { [self] in
-                closed = true
-                engine?.close()
-                engine = nil
+    init(backend: WKStandInBackend, settings: WebViewSettings, schemes: [String], store: WKStandInDataStoreID) {
+        lane = EngineLane(executor: backend.executor())
+        navigationRelay.backing = self
+        uiRelay.backing = self
+        messageRelay.backing = self
+        let relays = schemes.map { SchemeRelay(scheme: $0, backing: self) }
+        schemeRelays = relays
+        lane.post { [self] in
+            do throws(EngineError) {
+                let engine = try backend.makeEngineInStore(settings, store)
+                engine.navigationDelegate = navigationRelay
+                engine.uiDelegate = uiRelay
+                for relay in relays { try engine.setSchemeHandler(relay, forScheme: relay.scheme) }
+                self.engine = engine
+            } catch {
+                FileHandle.standardError.write(Data("WebKitStandIn: no engine: \(error)\n".utf8))
             }
         }
     }
 
-    final class NavigationRelay: NavigationDelegate, @unchecked Sendable {
-        weak var backing: StandInBacking?
-
-        func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
-            guard let backing else { return .allow }
-            return backing.ask(fallback: .allow) { view, answer in view.decide(action, answer: answer) }
+    /// Runs `body` with the engine on its executor, after every call posted before it.
+    func perform(
+        _ body: @escaping @Sendable (any WebEngine) -> Void, orElse: @escaping @Sendable () -> Void = {}
+    ) {
+        lane.post { [self] in
+            if let engine, !closed { body(engine) } else { orElse() }
         }
+    }
 
-        func decidePolicy(for response: NavigationResponse) -> NavigationResponsePolicy {
-            guard let backing else { return .allow }
-            let fallback: NavigationResponsePolicy = response.canShowMIMEType ? .allow : .download
-            return backing.ask(fallback: fallback) { view, answer in view.decide(response, answer: answer) }
+    /// Runs `body` with the view on the main actor, after every event posted before it; dropped when the view
+    /// is gone.
+    func toView(_ body: @escaping @MainActor @Sendable (WKWebView) -> Void) {
+        main.post { [self] in if let view { body(view) } }
+    }
+
+    /// The engine's state, read on its executor, for the view's synchronous properties.
+    func state(withHistory: Bool) -> WKWebView.EngineState {
+        guard let engine else { return WKWebView.EngineState() }
+        return WKWebView.EngineState(
+            url: engine.url, title: engine.title, history: withHistory ? engine.historySnapshot() : nil,
+            historyLength: withHistory ? engine.historyLength : nil)
+    }
+
+    /// Asks the main actor for an answer while the engine waits (navigation policy). Falls back to `fallback`
+    /// when the view is gone or does not answer within ten seconds (WebKit would wait; a test would hang).
+    func ask<Answer: Sendable>(
+        fallback: Answer,
+        _ body: @escaping @MainActor @Sendable (WKWebView, @escaping @Sendable (Answer) -> Void) -> Void
+    ) -> Answer {
+        let box = Locked<Answer?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let answer: @Sendable (Answer) -> Void = { value in
+            let first = box.withLock { slot in
+                guard slot == nil else { return false }
+                slot = value
+                return true
+            }
+            if first { done.signal() }
         }
+        main.post { [self] in
+            if let view { body(view, answer) } else { answer(fallback) }
+        }
+        guard done.wait(timeout: .now() + 10) == .success else { return fallback }
+        return box.withLock { $0 } ?? fallback
+    }
 
-        func didStartNavigation(to url: URL?) { report(.started, history: false) }
-        func didCommitNavigation(to url: URL?) { report(.committed, history: true) }
-        func didFinishNavigation(to url: URL?) { report(.finished, history: true) }
-        func didFailNavigation(to url: URL?, error: String) { report(.failed(error), history: false) }
-        func webProcessDidTerminate(reason: WebProcessTerminationReason) { report(.processTerminated, history: false) }
+    /// Re-reads url, title and history on the engine's executor, for the view's synchronous properties.
+    func refreshState() {
+        perform { [weak self] _ in
+            guard let self else { return }
+            let state = self.state(withHistory: true)
+            self.toView { view in view.update(state) }
+        }
+    }
 
-        private func report(_ event: NavigationEvent, history: Bool) {
-            guard let backing else { return }
-            let state = backing.state(withHistory: history)
-            backing.toView { view in view.navigationEvent(event, state: state) }
-            // WebKitGTK may report the title after the commit or load event (a document still loading has one
-            // too), where WebKit would tell observers of `title`: read the state again after this turn and a few
-            // times later.
-            switch event {
-            case .committed, .finished:
-                backing.refreshState()
-                for delay in [0.1, 0.5, 2.0] {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak backing] in
-                        backing?.refreshState()
-                    }
+    func close() {
+        lane.post { [self] in
+            closed = true
+            engine?.close()
+            engine = nil
+        }
+    }
+}
+
+final class NavigationRelay: NavigationDelegate, @unchecked Sendable {
+    weak var backing: StandInBacking?
+
+    func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
+        guard let backing else { return .allow }
+        return backing.ask(fallback: .allow) { view, answer in view.decide(action, answer: answer) }
+    }
+
+    func decidePolicy(for response: NavigationResponse) -> NavigationResponsePolicy {
+        guard let backing else { return .allow }
+        let fallback: NavigationResponsePolicy = response.canShowMIMEType ? .allow : .download
+        return backing.ask(fallback: fallback) { view, answer in view.decide(response, answer: answer) }
+    }
+
+    func didStartNavigation(to url: URL?) { report(.started, history: false) }
+    func didCommitNavigation(to url: URL?) { report(.committed, history: true) }
+    func didFinishNavigation(to url: URL?) { report(.finished, history: true) }
+    func didFailNavigation(to url: URL?, error: String) { report(.failed(error), history: false) }
+    func webProcessDidTerminate(reason: WebProcessTerminationReason) { report(.processTerminated, history: false) }
+
+    private func report(_ event: NavigationEvent, history: Bool) {
+        guard let backing else { return }
+        let state = backing.state(withHistory: history)
+        backing.toView { view in view.navigationEvent(event, state: state) }
+        // WebKitGTK may report the title after the commit or load event (a document still loading has one
+        // too), where WebKit would tell observers of `title`: read the state again after this turn and a few
+        // times later.
+        switch event {
+        case .committed, .finished:
+            backing.refreshState()
+            for delay in [0.1, 0.5, 2.0] {
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak backing] in
+                    backing?.refreshState()
                 }
-            default: break
+            }
+        default: break
+        }
+    }
+}
+
+final class UIRelay: EngineUIDelegate, @unchecked Sendable {
+    weak var backing: StandInBacking?
+
+    func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
+        guard let backing else { return reply.answer(ScriptDialogDefaults().answer(for: dialog)) }
+        let lane = backing.lane
+        backing.main.post { [weak backing] in
+            guard let view = backing?.view else {
+                lane.post { reply.answer(ScriptDialogDefaults().answer(for: dialog)) }
+                return
+            }
+            Task { @MainActor in
+                let answer = await view.runDialog(dialog)
+                lane.post { reply.answer(answer) }
             }
         }
     }
+}
 
-    final class UIRelay: EngineUIDelegate, @unchecked Sendable {
-        weak var backing: StandInBacking?
+final class MessageRelay: ScriptMessageHandler, @unchecked Sendable {
+    weak var backing: StandInBacking?
 
-        func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
-            guard let backing else { return reply.answer(ScriptDialogDefaults().answer(for: dialog)) }
-            let lane = backing.lane
-            backing.main.post { [weak backing] in
-                guard let view = backing?.view else {
-                    lane.post { reply.answer(ScriptDialogDefaults().answer(for: dialog)) }
-                    return
-                }
-                Task { @MainActor in
-                    let answer = await view.runDialog(dialog)
-                    lane.post { reply.answer(answer) }
-                }
-            }
+    func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
+        backing?.toView { view in
+            view.configuration.userContentController.deliver(message, reply: reply, to: view)
         }
     }
+}
 
-    final class MessageRelay: ScriptMessageHandler, @unchecked Sendable {
-        weak var backing: StandInBacking?
+final class SchemeRelay: SchemeHandler, @unchecked Sendable {
+    let scheme: String
+    weak var backing: StandInBacking?
 
-        func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
-            backing?.toView { view in
-                view.configuration.userContentController.deliver(message, reply: reply, to: view)
-            }
-        }
+    init(scheme: String, backing: StandInBacking) {
+        self.scheme = scheme
+        self.backing = backing
     }
 
-    final class SchemeRelay: SchemeHandler, @unchecked Sendable {
-        let scheme: String
-        weak var backing: StandInBacking?
-
-        init(scheme: String, backing: StandInBacking) {
-            self.scheme = scheme
-            self.backing = backing
-        }
-
-        func start(_ task: any SchemeTask) {
-            let scheme = scheme
-            backing?.toView { view in view.startSchemeTask(task, scheme: scheme) }
-        }
-
-        func stop(_ task: any SchemeTask) {
-            let scheme = scheme
-            backing?.toView { view in view.stopSchemeTask(task, scheme: scheme) }
-        }
+    func start(_ task: any SchemeTask) {
+        let scheme = scheme
+        backing?.toView { view in view.startSchemeTask(task, scheme: scheme) }
     }
+
+    func stop(_ task: any SchemeTask) {
+        let scheme = scheme
+        backing?.toView { view in view.stopSchemeTask(task, scheme: scheme) }
+    }
+}
 #endif

@@ -1,178 +1,180 @@
 #if os(Linux)
-    import Foundation
-    #if canImport(FoundationNetworking)
-        import FoundationNetworking
-    #endif
-    import HybridKit
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HybridKit
 
-    // WebKitStandIn: Apple's WebKit API surface that HybridKitWK uses, for Linux only, so the WKWebView adapter is
-    // compiled and run here. Declarations follow Apple's Swift interface (actor isolation, sendability,
-    // availability); behaviour comes from a real engine behind the port (`WKStandIn.backend`, WebKitGTK in the
-    // tests). WebKit's run-time rules (Objective-C exceptions, main-thread assertions) end the process here too,
-    // with WebKit's messages, so a call the real WebKit would refuse cannot pass unnoticed.
+// WebKitStandIn: Apple's WebKit API surface that HybridKitWK uses, for Linux only, so the WKWebView adapter is
+// compiled and run here. Declarations follow Apple's Swift interface (actor isolation, sendability,
+// availability); behaviour comes from a real engine behind the port (`WKStandIn.backend`, WebKitGTK in the
+// tests). WebKit's run-time rules (Objective-C exceptions, main-thread assertions) end the process here too,
+// with WebKit's messages, so a call the real WebKit would refuse cannot pass unnoticed.
 
-    /// Where the stand-in's web views get their engine.
-    public struct WKStandInBackend: Sendable {
-        /// The executor every call into the engine runs on (GTK's thread for WebKitGTK).
-        public let executor: @Sendable () -> UnownedSerialExecutor
-        /// Makes one engine; called on `executor`, with the settings the WKWebViewConfiguration asked for and the
-        /// website data store the view uses. Engines of one store must share its website data (cookies above all)
-        /// and engines of different stores must not, as WebKit's network sessions do.
-        public let makeEngineInStore: @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
+/// Where the stand-in's web views get their engine.
+public struct WKStandInBackend: Sendable {
+    /// The executor every call into the engine runs on (GTK's thread for WebKitGTK).
+    public let executor: @Sendable () -> UnownedSerialExecutor
+    /// Makes one engine; called on `executor`, with the settings the WKWebViewConfiguration asked for and the
+    /// website data store the view uses. Engines of one store must share its website data (cookies above all)
+    /// and engines of different stores must not, as WebKit's network sessions do.
+    public let makeEngineInStore: @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
 
-        public init(
-            executor: @escaping @Sendable () -> UnownedSerialExecutor,
-            makeEngineInStore: @escaping @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
-        ) {
-            self.executor = executor
-            self.makeEngineInStore = makeEngineInStore
+    public init(
+        executor: @escaping @Sendable () -> UnownedSerialExecutor,
+        makeEngineInStore:
+            @escaping @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
+    ) {
+        self.executor = executor
+        self.makeEngineInStore = makeEngineInStore
+    }
+
+    /// A backend with one store for every view (WebKitGTK's one web context): `nonPersistent()` and identified
+    /// stores are not separated from `default()` with it.
+    public init(
+        executor: @escaping @Sendable () -> UnownedSerialExecutor,
+        makeEngine: @escaping @Sendable (WebViewSettings) throws(EngineError) -> any WebEngine
+    ) {
+        self.init(
+            executor: executor, makeEngineInStore: { settings, _ throws(EngineError) in try makeEngine(settings) })
+    }
+}
+
+extension WKStandInBackend {
+    /// Backs the stand-in with any port factory (`GTKEngineFactory()` on this machine). The factory makes every
+    /// engine with its own configuration: a WKWebViewConfiguration's settings are not passed on (use
+    /// ``init(executor:makeEngine:)`` with a settings-aware closure for that).
+    public init(factory: any WebEngineFactory) {
+        self.init(executor: { factory.executor }, makeEngine: { _ throws(EngineError) in try factory.makeEngine() })
+    }
+}
+
+public enum WKStandIn {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var installed: WKStandInBackend?
+
+    /// The engine behind web views created from now on; nil makes views that load nothing and answer every
+    /// script with an error (enough for tests of declarations and rules).
+    public static var backend: WKStandInBackend? {
+        get { lock.withLock { installed } }
+        set { lock.withLock { installed = newValue } }
+    }
+}
+
+/// What WebKit does on an Objective-C exception in a Swift app: the process ends with its reason.
+func raiseWebKitException(_ reason: String) -> Never {
+    fatalError(
+        "*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: '\(reason)'")
+}
+
+/// WebKit asserts the main thread in its UI-process API; Swift's isolation checking covers only code that
+/// went through the type checker, so the stand-in checks at run time too.
+func requireMainThread(_ api: String) {
+    // The main queue, not `Thread.isMainThread`: under `dispatch_main` (Linux) the main queue, the main actor's
+    // executor, is drained on another thread.
+    guard MainQueue.isCurrent else {
+        fatalError("\(api) must be called on the main thread (WebKit's UI-process API)")
+    }
+}
+
+enum MainQueue {
+    private static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+}
+
+/// Runs closures one after another, in the order they were posted, on an executor — never inline.
+/// Task enqueue order is not a FIFO guarantee, so each lane keeps its own queue.
+final class EngineLane: @unchecked Sendable {
+    // `jobs` and `scheduled` under `lock`.
+    private let lock = NSLock()
+    private var jobs: [@Sendable () -> Void] = []
+    private var scheduled = false
+    private let hop: EngineExecutorHop
+
+    init(executor: UnownedSerialExecutor) { hop = EngineExecutorHop(executor: executor) }
+
+    func post(_ job: @escaping @Sendable () -> Void) {
+        let start = lock.withLock {
+            jobs.append(job)
+            defer { scheduled = true }
+            return !scheduled
         }
-
-        /// A backend with one store for every view (WebKitGTK's one web context): `nonPersistent()` and identified
-        /// stores are not separated from `default()` with it.
-        public init(
-            executor: @escaping @Sendable () -> UnownedSerialExecutor,
-            makeEngine: @escaping @Sendable (WebViewSettings) throws(EngineError) -> any WebEngine
-        ) {
-            self.init(executor: executor, makeEngineInStore: { settings, _ throws(EngineError) in try makeEngine(settings) })
-        }
+        guard start else { return }
+        let hop = hop
+        Task { await hop.run { self.drain() } }
     }
 
-    extension WKStandInBackend {
-        /// Backs the stand-in with any port factory (`GTKEngineFactory()` on this machine). The factory makes every
-        /// engine with its own configuration: a WKWebViewConfiguration's settings are not passed on (use
-        /// ``init(executor:makeEngine:)`` with a settings-aware closure for that).
-        public init(factory: any WebEngineFactory) {
-            self.init(executor: { factory.executor }, makeEngine: { _ throws(EngineError) in try factory.makeEngine() })
-        }
-    }
-
-    public enum WKStandIn {
-        private static let lock = NSLock()
-        nonisolated(unsafe) private static var installed: WKStandInBackend?
-
-        /// The engine behind web views created from now on; nil makes views that load nothing and answer every
-        /// script with an error (enough for tests of declarations and rules).
-        public static var backend: WKStandInBackend? {
-            get { lock.withLock { installed } }
-            set { lock.withLock { installed = newValue } }
-        }
-    }
-
-    /// What WebKit does on an Objective-C exception in a Swift app: the process ends with its reason.
-    func raiseWebKitException(_ reason: String) -> Never {
-        fatalError(
-            "*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: '\(reason)'")
-    }
-
-    /// WebKit asserts the main thread in its UI-process API; Swift's isolation checking covers only code that
-    /// went through the type checker, so the stand-in checks at run time too.
-    func requireMainThread(_ api: String) {
-        // The main queue, not `Thread.isMainThread`: under `dispatch_main` (Linux) the main queue, the main actor's
-        // executor, is drained on another thread.
-        guard MainQueue.isCurrent else {
-            fatalError("\(api) must be called on the main thread (WebKit's UI-process API)")
-        }
-    }
-
-    enum MainQueue {
-        private static let key: DispatchSpecificKey<Bool> = {
-            let key = DispatchSpecificKey<Bool>()
-            DispatchQueue.main.setSpecific(key: key, value: true)
-            return key
-        }()
-
-        static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
-    }
-
-    /// Runs closures one after another, in the order they were posted, on an executor — never inline.
-    /// Task enqueue order is not a FIFO guarantee, so each lane keeps its own queue.
-    final class EngineLane: @unchecked Sendable {
-        // `jobs` and `scheduled` under `lock`.
-        private let lock = NSLock()
-        private var jobs: [@Sendable () -> Void] = []
-        private var scheduled = false
-        private let hop: EngineExecutorHop
-
-        init(executor: UnownedSerialExecutor) { hop = EngineExecutorHop(executor: executor) }
-
-        func post(_ job: @escaping @Sendable () -> Void) {
-            let start = lock.withLock {
-                jobs.append(job)
-                defer { scheduled = true }
-                return !scheduled
+    private func drain() {
+        while true {
+            let batch: [@Sendable () -> Void] = lock.withLock {
+                let batch = jobs
+                jobs = []
+                if batch.isEmpty { scheduled = false }
+                return batch
             }
-            guard start else { return }
-            let hop = hop
-            Task { await hop.run { self.drain() } }
+            if batch.isEmpty { return }
+            for job in batch { job() }
         }
+    }
+}
 
-        private func drain() {
-            while true {
-                let batch: [@Sendable () -> Void] = lock.withLock {
-                    let batch = jobs
-                    jobs = []
-                    if batch.isEmpty { scheduled = false }
-                    return batch
-                }
-                if batch.isEmpty { return }
-                for job in batch { job() }
+/// The same for the main actor (the WebKit side).
+final class MainLane: @unchecked Sendable {
+    private let lock = NSLock()
+    private var jobs: [@MainActor @Sendable () -> Void] = []
+    private var scheduled = false
+
+    func post(_ job: @escaping @MainActor @Sendable () -> Void) {
+        let start = lock.withLock {
+            jobs.append(job)
+            defer { scheduled = true }
+            return !scheduled
+        }
+        guard start else { return }
+        Task { @MainActor in self.drain() }
+    }
+
+    @MainActor private func drain() {
+        while true {
+            let batch: [@MainActor @Sendable () -> Void] = lock.withLock {
+                let batch = jobs
+                jobs = []
+                if batch.isEmpty { scheduled = false }
+                return batch
             }
+            if batch.isEmpty { return }
+            for job in batch { job() }
         }
     }
+}
 
-    /// The same for the main actor (the WebKit side).
-    final class MainLane: @unchecked Sendable {
-        private let lock = NSLock()
-        private var jobs: [@MainActor @Sendable () -> Void] = []
-        private var scheduled = false
+/// A value guarded by a lock, for the few places the two threads meet.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+}
 
-        func post(_ job: @escaping @MainActor @Sendable () -> Void) {
-            let start = lock.withLock {
-                jobs.append(job)
-                defer { scheduled = true }
-                return !scheduled
-            }
-            guard start else { return }
-            Task { @MainActor in self.drain() }
-        }
-
-        @MainActor private func drain() {
-            while true {
-                let batch: [@MainActor @Sendable () -> Void] = lock.withLock {
-                    let batch = jobs
-                    jobs = []
-                    if batch.isEmpty { scheduled = false }
-                    return batch
-                }
-                if batch.isEmpty { return }
-                for job in batch { job() }
-            }
-        }
+/// JSON text ⇄ the Foundation objects WebKit hands over (NSString, NSNumber, NSArray, NSDictionary, NSNull).
+enum StandInJSON {
+    static func object(_ json: String?) -> Any? {
+        guard let json else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
     }
 
-    /// A value guarded by a lock, for the few places the two threads meet.
-    final class Locked<Value>: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value: Value
-        init(_ value: Value) { self.value = value }
-        func withLock<T>(_ body: (inout Value) -> T) -> T { lock.withLock { body(&value) } }
+    static func text(_ value: Any?) -> String? {
+        guard let value else { return nil }
+        if value is NSNull { return "null" }
+        guard JSONSerialization.isValidJSONObject([value]),
+            let data = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
+        else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
-
-    /// JSON text ⇄ the Foundation objects WebKit hands over (NSString, NSNumber, NSArray, NSDictionary, NSNull).
-    enum StandInJSON {
-        static func object(_ json: String?) -> Any? {
-            guard let json else { return nil }
-            return try? JSONSerialization.jsonObject(with: Data(json.utf8), options: .fragmentsAllowed)
-        }
-
-        static func text(_ value: Any?) -> String? {
-            guard let value else { return nil }
-            if value is NSNull { return "null" }
-            guard JSONSerialization.isValidJSONObject([value]),
-                let data = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed)
-            else { return nil }
-            return String(decoding: data, as: UTF8.self)
-        }
-    }
+}
 #endif

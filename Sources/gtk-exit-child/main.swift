@@ -41,12 +41,12 @@ if CommandLine.arguments.contains("--shut-down") {
 }
 exit(answer == nil ? 3 : 0)
 #else
-    // A Mac builds every target; this helper of the WebKitGTK tests has nothing to run there.
-    import Foundation
+// A Mac builds every target; this helper of the WebKitGTK tests has nothing to run there.
+import Foundation
 
-    #if os(Linux) && !HYBRIDKIT_APPLE_LAYOUT
-        #error("gtk-exit-child is built on Linux without WebKitGTK: Package.swift must give it HybridKitGTK on Linux")
-    #endif
-    FileHandle.standardError.write(Data("gtk-exit-child drives WebKitGTK, which is Linux only\n".utf8))
-    exit(2)
+#if os(Linux) && !HYBRIDKIT_APPLE_LAYOUT
+#error("gtk-exit-child is built on Linux without WebKitGTK: Package.swift must give it HybridKitGTK on Linux")
+#endif
+FileHandle.standardError.write(Data("gtk-exit-child drives WebKitGTK, which is Linux only\n".utf8))
+exit(2)
 #endif

@@ -27,9 +27,9 @@ import Foundation
 import HybridPackages
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Writes unbuffered so the parent sees each line even if the process dies right after.
@@ -71,11 +71,11 @@ func limitResources() {
     var memory = rlimit(rlim_cur: rlim_t(megabytes * 1024 * 1024), rlim_max: rlim_t(megabytes * 1024 * 1024))
     var cpu = rlimit(rlim_cur: rlim_t(seconds), rlim_max: rlim_t(seconds + 1))
     #if canImport(Glibc)
-        setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
-        setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu)
+    setrlimit(Int32(RLIMIT_AS.rawValue), &memory)
+    setrlimit(Int32(RLIMIT_CPU.rawValue), &cpu)
     #else
-        setrlimit(RLIMIT_AS, &memory)
-        setrlimit(RLIMIT_CPU, &cpu)
+    setrlimit(RLIMIT_AS, &memory)
+    setrlimit(RLIMIT_CPU, &cpu)
     #endif
 }
 

@@ -5,9 +5,9 @@ import Testing
 @testable import HybridCookies
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Runs the `cookie-writer` helper, SIGKILLs it while it rewrites the jar, then checks the file on

@@ -4,7 +4,7 @@ import Testing
 @testable import HybridCookies
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite("Foundation HTTPCookie conversion")
@@ -27,10 +27,10 @@ struct HTTPCookieConversionTests {
         #expect(back.hostOnly == false && back.secure && back.httpOnly)
         #expect(back.expiresDate == cookie.expiresDate)
         #if canImport(Darwin)
-            #expect(back.sameSite == .lax)
+        #expect(back.sameSite == .lax)
         #else
-            // swift-corelibs-foundation drops the SameSite property: nothing to read back on Linux.
-            #expect(back.sameSite == .unspecified)
+        // swift-corelibs-foundation drops the SameSite property: nothing to read back on Linux.
+        #expect(back.sameSite == .unspecified)
         #endif
     }
 

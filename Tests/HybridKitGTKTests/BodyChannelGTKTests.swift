@@ -130,7 +130,8 @@ import Testing
         for (what, request, status) in refusals {
             // Only the head is sent; the body it announces never comes: a refusal must not wait for it.
             let exchange = try await RawSocket.send(request, port: port, readFor: .seconds(5))
-            #expect(exchange.response?.status == status, "\(what): \(String(decoding: exchange.received, as: UTF8.self))")
+            #expect(
+                exchange.response?.status == status, "\(what): \(String(decoding: exchange.received, as: UTF8.self))")
             #expect(exchange.closedByServer, "\(what): the connection stays open")
             #expect(exchange.response?.header("Access-Control-Allow-Origin") == nil, "\(what)")
             if what == "a length other than reserved" { continue }
@@ -155,7 +156,8 @@ import Testing
 
         // A slow writer (10 bytes, then silence) is cut at the idle timeout and its body dropped.
         let slow = try await RawSocket.exchange(
-            port: port, chunks: [Data(head(pending).utf8), Data(repeating: 1, count: 10), Data(repeating: 1, count: 10)],
+            port: port,
+            chunks: [Data(head(pending).utf8), Data(repeating: 1, count: 10), Data(repeating: 1, count: 10)],
             pause: .seconds(4), readFor: .seconds(5))
         #expect(slow.closedByServer && slow.elapsed < .seconds(4), "\(slow.elapsed)")
         #expect(store.count == 0)
@@ -163,7 +165,8 @@ import Testing
         // A steady writer that never finishes within the upload timeout is cut too.
         let steadyID = try store.begin(size: 1000, contentType: nil, owner: owner)
         let drip = [Data(head(steadyID).utf8)] + Array(repeating: Data(repeating: 2, count: 10), count: 12)
-        let steady = try await RawSocket.exchange(port: port, chunks: drip, pause: .milliseconds(500), readFor: .seconds(5))
+        let steady = try await RawSocket.exchange(
+            port: port, chunks: drip, pause: .milliseconds(500), readFor: .seconds(5))
         #expect(steady.closedByServer && steady.chunksSent < 12, "\(steady.chunksSent) chunks sent")
         #expect(steady.response?.status == 408, "\(String(decoding: steady.received, as: UTF8.self))")
         #expect(store.count == 0)

@@ -148,7 +148,8 @@ import Testing
     @Test @GTKActor func aPageThatConfirmsStays() async throws {
         try GTKRuntime.shared.start(.headless)
         let release = try Release(
-            v2: "<!doctype html><title>v2</title><p>v2<script>hybridPackages.ready().then(() => { window.ok = 1 })</script>",
+            v2:
+                "<!doctype html><title>v2</title><p>v2<script>hybridPackages.ready().then(() => { window.ok = 1 })</script>",
             deadline: .seconds(2))
         let page = try release.open()
         defer { page.close() }

@@ -44,7 +44,9 @@ extension ExitStatusGTKTests {
         for run in 1...5 {
             let result = try await ChildProcess.run(child, arguments: ["--shut-down"], environment: environment)
             let output = String(decoding: result.standardOutput, as: UTF8.self)
-            #expect(result.exitStatus == 0, "run \(run): \(output) \(String(decoding: result.standardError, as: UTF8.self))")
+            #expect(
+                result.exitStatus == 0, "run \(run): \(output) \(String(decoding: result.standardError, as: UTF8.self))"
+            )
             let lines = output.split(separator: "\n").map(String.init)
             #expect(lines.count == 2, "run \(run): \(output.debugDescription)")
             guard lines.count == 2, let display = lines[0].split(separator: " ").last else { continue }
@@ -63,7 +65,9 @@ private func expectXvfbEnds(_ display: String, sourceLocation: SourceLocation = 
         gone = !FileManager.default.fileExists(atPath: socket)
         if !gone { try await Task.sleep(for: .milliseconds(50)) }
     }
-    #expect(gone, "the Xvfb of display \(display) outlived its app (\(socket) still exists)", sourceLocation: sourceLocation)
+    #expect(
+        gone, "the Xvfb of display \(display) outlived its app (\(socket) still exists)", sourceLocation: sourceLocation
+    )
 }
 
 extension String {

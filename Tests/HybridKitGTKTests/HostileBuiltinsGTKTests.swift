@@ -242,7 +242,9 @@ import Testing
         try await page.page.bridge.emit("news", "from native")
         try await page.page.bridge.publishState("mood", "calm", module: "echo")
         #expect(try await page.settle("hybrid.call('echo', 'say', 'async hello')", as: String.self) == "async hello")
-        #expect(try await page.evaluate("hybrid.callSync('echo', 'saySync', 'sync hello')", as: String.self) == "sync hello")
+        #expect(
+            try await page.evaluate("hybrid.callSync('echo', 'saySync', 'sync hello')", as: String.self) == "sync hello"
+        )
         try await page.waitFor("window.__heard.length === 1")
         #expect(try await page.evaluate("window.__heard[0]", as: String.self) == "from native")
         #expect(try await page.evaluate("window.__traps.fired > 0", as: Bool.self), "the traps ran")

@@ -4,7 +4,7 @@ import Foundation
 import HybridTestSupport
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// What the `hybrid run` tests share: a fixture app, a PNG's pixels, an Xvfb display of the test's own, and a

@@ -77,6 +77,6 @@ func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async th
     throw TestPageError.timedOut("condition not met within \(timeout)")
 }
 #elseif os(Linux) && !HYBRIDKIT_APPLE_LAYOUT
-    // Without this, a broken condition would compile every WebKitGTK test out here and the suite would pass empty.
-    #error("HybridKitGTKTests is built on Linux without WebKitGTK: Package.swift must give it HybridKitGTK on Linux")
+// Without this, a broken condition would compile every WebKitGTK test out here and the suite would pass empty.
+#error("HybridKitGTKTests is built on Linux without WebKitGTK: Package.swift must give it HybridKitGTK on Linux")
 #endif

@@ -6,7 +6,7 @@ import Testing
 @testable import HybridNetwork
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// What a local process can do to the listener with connections alone: hold hundreds open dripping heads, take
@@ -75,7 +75,8 @@ import Testing
         let longID = try page.reserve(longBody.count)
         let pieces = stride(from: 0, to: longBody.count, by: 1024).map { longBody[$0..<min($0 + 1024, longBody.count)] }
         async let long = RawSocket.exchange(
-            port: port, chunks: [Data(page.head(longID, port: port, length: longBody.count).utf8)] + pieces.map { Data($0) },
+            port: port,
+            chunks: [Data(page.head(longID, port: port, length: longBody.count).utf8)] + pieces.map { Data($0) },
             pause: .milliseconds(150), readFor: .seconds(10))
         try await Task.sleep(for: .milliseconds(300))
 
@@ -95,7 +96,8 @@ import Testing
             let post = try await RawSocket.exchange(
                 port: port, chunks: [Data(page.head(id, port: port, length: body.count).utf8) + body],
                 readFor: .seconds(10))
-            answers.append("\(post.response?.status ?? 0) \(String(decoding: post.response?.body ?? Data(), as: UTF8.self))")
+            answers.append(
+                "\(post.response?.status ?? 0) \(String(decoding: post.response?.body ?? Data(), as: UTF8.self))")
             #expect(post.response?.status == 200, "real POST \(round) during the flood: \(answers)")
             #expect(try page.stored(id) == body, "real POST \(round): the body was not stored whole")
             most = max(most, Self.channelDescriptors(channel))
@@ -187,7 +189,9 @@ import Testing
         #expect(late.closedByServer && late.elapsed < .seconds(2), "the third connection stayed \(late.elapsed)")
         let done = try await [first, second]
         for (index, exchange) in done.enumerated() {
-            #expect(exchange.response?.status == 200, "upload \(index): \(String(decoding: exchange.received, as: UTF8.self))")
+            #expect(
+                exchange.response?.status == 200,
+                "upload \(index): \(String(decoding: exchange.received, as: UTF8.self))")
             #expect(try page.stored(ids[index]) == bodies[index])
         }
     }

@@ -5,7 +5,7 @@ import HybridTestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The listener itself: where it listens, that it stops, and that none of its descriptors can leak into a process
@@ -39,7 +39,9 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         let descriptors = Self.sockets(withLocalPort: channel.port)
         #expect(descriptors.count >= 3, "listening on 127.0.0.1 and ::1, and one accepted: \(descriptors)")
-        for (fd, closeOnExec) in descriptors { #expect(closeOnExec, "descriptor \(fd) would leak into WebKit's children") }
+        for (fd, closeOnExec) in descriptors {
+            #expect(closeOnExec, "descriptor \(fd) would leak into WebKit's children")
+        }
         _ = try await held
 
         // The check can fail: a socket opened without the flag is found and reported.
@@ -49,7 +51,9 @@ import Testing
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(plain, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(plain, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         let port = try #require(Self.localPort(plain))
         #expect(Self.sockets(withLocalPort: port).map(\.closeOnExec) == [false])
@@ -78,7 +82,9 @@ import Testing
             }
         case AF_INET6:
             return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
         default:
             return nil

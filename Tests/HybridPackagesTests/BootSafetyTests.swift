@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// Boot safety in the store: a version on trial is rolled back after its allowed failed opens, marked bad with

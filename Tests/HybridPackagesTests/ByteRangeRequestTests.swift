@@ -33,6 +33,7 @@ struct ByteRangeRequestTests {
         #expect(ByteRangeRequest(header: "bytes=10-\(huge)", size: 100) == .partial(10...99))
         #expect(ByteRangeRequest(header: "bytes=-\(huge)", size: 100) == .partial(0...99))
         #expect(ByteRangeRequest(header: "bytes=-\(huge)", size: .max) == .partial(0...(.max - 1)))
-        #expect(ByteRangeRequest(header: "bytes=\(String(repeating: "9", count: 10_000))-", size: 100) == .unsatisfiable)
+        #expect(
+            ByteRangeRequest(header: "bytes=\(String(repeating: "9", count: 10_000))-", size: 100) == .unsatisfiable)
     }
 }

@@ -4,9 +4,9 @@ import HybridTestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Kills a real installing process with SIGKILL and checks the store on the next open.

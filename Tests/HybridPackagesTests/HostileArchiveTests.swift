@@ -4,9 +4,9 @@ import HybridTestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Hostile zips built from a real signed package: every header field of the local headers, the central directory,

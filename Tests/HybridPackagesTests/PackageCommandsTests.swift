@@ -5,10 +5,10 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `hybrid pack`, `verify`, `diff`, `serve` and `bench`, run as the built executable the way a user runs them:
@@ -245,9 +245,9 @@ import Testing
     /// A port that was free a moment ago on 127.0.0.1.
     static func freePort() throws -> Int {
         #if canImport(Glibc)
-            let stream = Int32(SOCK_STREAM.rawValue)
+        let stream = Int32(SOCK_STREAM.rawValue)
         #else
-            let stream = SOCK_STREAM
+        let stream = SOCK_STREAM
         #endif
         let fd = socket(AF_INET, stream, 0)
         try #require(fd >= 0, "no socket")

@@ -1,19 +1,19 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 #if canImport(Glibc)
-    private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-        Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL))
-    }
+private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+}
 #else
-    private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-        Darwin.send(fd, bytes, count, 0)
-    }
+private func sendBytes(_ fd: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    Darwin.send(fd, bytes, count, 0)
+}
 #endif
 
 /// One TCP connection to the server, byte for byte: for what URLSession cannot send (no `Host`, two `Host` lines,
@@ -97,9 +97,9 @@ public enum RawSocket {
         port: Int, ipv6: Bool, chunks: [Data], pause: Duration, readFor: Duration
     ) throws -> Exchange {
         #if canImport(Glibc)
-            let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-            let fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure.socket(errno) }
         defer { close(fd) }

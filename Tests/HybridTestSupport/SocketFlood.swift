@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// What any local process can do to a loopback port: hold `connections` connections open, each dripping one byte
@@ -61,8 +61,12 @@ public final class SocketFlood: Sendable {
                 var closedNow = Set<Int32>()
                 var scratch = [UInt8](repeating: 0, count: 4096)
                 for entry in polled where entry.revents != 0 {
-                    let count = scratch.withUnsafeMutableBytes { recv(entry.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-                    if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { closedNow.insert(entry.fd) }
+                    let count = scratch.withUnsafeMutableBytes {
+                        recv(entry.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+                    }
+                    if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+                        closedNow.insert(entry.fd)
+                    }
                 }
                 for index in sockets.indices where sockets[index] >= 0 {
                     let fd = sockets[index]
@@ -99,18 +103,18 @@ public final class SocketFlood: Sendable {
 
     private static func sendNoSignal(_ fd: Int32, _ byte: inout UInt8) -> Int {
         #if canImport(Glibc)
-            Glibc.send(fd, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        Glibc.send(fd, &byte, 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
         #else
-            Darwin.send(fd, &byte, 1, MSG_DONTWAIT)
+        Darwin.send(fd, &byte, 1, MSG_DONTWAIT)
         #endif
     }
 
     private static func connectNonBlocking(port: Int) -> Int32 {
         #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-            if fd >= 0 { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        if fd >= 0 { _ = fcntl(fd, F_SETFL, O_NONBLOCK) }
         #endif
         guard fd >= 0 else { return -1 }
         var address = sockaddr_in()

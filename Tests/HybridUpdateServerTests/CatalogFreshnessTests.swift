@@ -5,9 +5,9 @@ import HybridUpdateServer
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The catalog never serves a stale ETag or hash, and never lets one bad file take the server down.

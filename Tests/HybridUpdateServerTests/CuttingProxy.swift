@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A loopback TCP proxy in front of a server that, while `cutAfter` is set, closes each connection once that

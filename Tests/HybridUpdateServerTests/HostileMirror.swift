@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A loopback HTTP server acting as a hostile CDN or mirror between an update client and the release host: per
@@ -51,7 +51,11 @@ final class HostileMirror: Sendable {
     /// Stops accepting and cuts every open connection, so a client still reading ends too.
     func stop() {
         // Once: a second close could hit a descriptor reused by someone else.
-        guard stopped.withLock({ state in defer { state = true }; return !state }) else { return }
+        guard
+            stopped.withLock({ state in
+                defer { state = true }; return !state
+            })
+        else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         for fd in open.withLock({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
@@ -80,7 +84,8 @@ final class HostileMirror: Sendable {
         case .relay:
             relay(head, to: client)
         case .status(let status):
-            _ = Self.send(client, Data("HTTP/1.1 \(status) Mirror\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            _ = Self.send(
+                client, Data("HTTP/1.1 \(status) Mirror\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
         case .body(let headLines, let chunk, let pause, let total):
             guard Self.send(client, Data((headLines.joined(separator: "\r\n") + "\r\n\r\n").utf8)) else { return }
             let piece = Data(repeating: UInt8(ascii: "x"), count: chunk)
@@ -90,7 +95,10 @@ final class HostileMirror: Sendable {
                 guard Self.send(client, piece.prefix(next)) else { break }
                 sent += next
                 bodyBytesSent.withLock { $0[String(path)] = sent }
-                if let pause { Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18) }
+                if let pause {
+                    Thread.sleep(
+                        forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+                }
             }
             // Let the client read what was sent before the connection goes.
             shutdown(client, Int32(SHUT_WR))

@@ -128,7 +128,8 @@ struct HostileMirrorTests {
         let mirror = try HostileMirror { _ in abuse.reply }
         defer { mirror.stop() }
         let location = mirror.baseURL.appendingPathComponent("files/package.zip").absoluteString
-        let artifact = PackageArtifact(location: location, size: Int64(Self.huge), sha256: String(repeating: "0", count: 64))
+        let artifact = PackageArtifact(
+            location: location, size: Int64(Self.huge), sha256: String(repeating: "0", count: 64))
         let client = HTTPUpdateClient(baseURL: mirror.baseURL)
         let peak = peakResidentBytes()
 

@@ -3,7 +3,7 @@ import HybridTestSupport
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A real nginx, started by the test as the current user with a generated configuration: one process

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Plain requests for checking the server's HTTP behaviour itself (status codes and headers), with caching off

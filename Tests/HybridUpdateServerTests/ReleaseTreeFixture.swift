@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A package key, a release key, packages of `com.example.shop` built with the library, a release tree written

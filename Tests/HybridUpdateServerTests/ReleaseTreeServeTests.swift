@@ -5,7 +5,7 @@ import HybridUpdateServer
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `hybrid serve` as the development server of a release tree: the same files and answers a static host gives.

@@ -4,7 +4,7 @@ import HybridUpdateServer
 import NIOPosix
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// A temp directory with a key, packages of `com.example.shop` (1.0.0, 2.0.0 and the diff between them) built

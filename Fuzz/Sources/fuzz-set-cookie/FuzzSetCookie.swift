@@ -26,7 +26,9 @@ public func fuzzSetCookie(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         // A cookie's name and value never carry the separators or controls that would let them smuggle another
         // cookie or attribute into a Cookie header.
         for text in [cookie.name, cookie.value] {
-            require(!text.utf8.contains(UInt8(ascii: ";")), "';' in \(text.debugDescription) from \(piece.debugDescription)")
+            require(
+                !text.utf8.contains(UInt8(ascii: ";")), "';' in \(text.debugDescription) from \(piece.debugDescription)"
+            )
             require(
                 !text.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F },
                 "control character in \(text.debugDescription)")

@@ -62,7 +62,8 @@ public func fuzzSignedDocuments(_ data: UnsafePointer<UInt8>, _ count: Int) -> C
         guard let manifest = try? PackageManifest.decode(document) else { return 0 }
         // Decoding validates: every path is safe, and the canonical form decodes to the same manifest.
         for file in manifest.files {
-            require((try? PackagePath(validating: file.path)) != nil, "accepted unsafe path \(file.path.debugDescription)")
+            require(
+                (try? PackagePath(validating: file.path)) != nil, "accepted unsafe path \(file.path.debugDescription)")
             require(PackageManifest.isLowercaseHexSHA256(file.sha256), "accepted hash \(file.sha256.debugDescription)")
         }
         guard let canonical = try? manifest.canonicalData() else {

@@ -191,7 +191,8 @@ extension EngineConformance {
             // At the limit the body arrives whole; one byte over, the request fails and the handler never sees it.
             try rig.expectEqual(
                 try await rig.settle(
-                    "fetch('/echo', {method: 'POST', body: 'a'.repeat(1000)}).then((r) => r.text()).then((t) => t.length)"),
+                    "fetch('/echo', {method: 'POST', body: 'a'.repeat(1000)}).then((r) => r.text()).then((t) => t.length)"
+                ),
                 #"{"v":1000}"#, "a body at the limit")
             try rig.expectEqual(
                 try await rig.settle(

@@ -144,7 +144,10 @@ final class BodyChannelGate: Sendable {
         if let line = state.withLock({ $0.dropLog.note(.headDeadline, now: .now) }) {
             Logger(label: "hybrid.network").notice(
                 "\(line)",
-                metadata: ["headTimeout": "\(seconds) s", "change": "raise LoopbackBodyChannel.Limits.headTimeout if real uploads hit this"])
+                metadata: [
+                    "headTimeout": "\(seconds) s",
+                    "change": "raise LoopbackBodyChannel.Limits.headTimeout if real uploads hit this",
+                ])
         }
     }
 
@@ -166,7 +169,8 @@ final class BodyChannelGate: Sendable {
             "\(line)",
             metadata: [
                 "maxConnections": "\(capacity)",
-                "change": "raise LoopbackBodyChannel.Limits.maxConnections if real uploads hit this; else a local process is flooding the port",
+                "change":
+                    "raise LoopbackBodyChannel.Limits.maxConnections if real uploads hit this; else a local process is flooding the port",
             ])
     }
 }

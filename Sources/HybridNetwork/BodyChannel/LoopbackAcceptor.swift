@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// Listening sockets on 127.0.0.1 and ::1 (one port) and the thread that accepts on them, every descriptor
@@ -152,34 +152,35 @@ final class LoopbackAcceptor: Sendable {
     }
 
     #if canImport(Glibc)
-        private static let streamCloseOnExec = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    private static let streamCloseOnExec = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
 
-        /// glibc's `accept4` (a GNU extension the Glibc module does not declare): the connection is close-on-exec
-        /// from the moment it exists, with no window in which a process WebKit starts could inherit it.
-        private typealias Accept4 = @convention(c) (
+    /// glibc's `accept4` (a GNU extension the Glibc module does not declare): the connection is close-on-exec
+    /// from the moment it exists, with no window in which a process WebKit starts could inherit it.
+    private typealias Accept4 =
+        @convention(c) (
             Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
         ) -> Int32
-        private static let accept4: Accept4? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "accept4").map {
-            unsafeBitCast($0, to: Accept4.self)
-        }
+    private static let accept4: Accept4? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "accept4").map {
+        unsafeBitCast($0, to: Accept4.self)
+    }
 
-        private static func acceptCloseOnExec(_ fd: Int32) -> Int32 {
-            guard let accept4 else {
-                let connection = accept(fd, nil, nil)
-                if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
-                return connection
-            }
-            return accept4(fd, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
-        }
-    #else
-        private static let streamCloseOnExec = SOCK_STREAM
-
-        /// Apple's WebKit starts its processes through XPC, which inherits no descriptors: no window to close.
-        private static func acceptCloseOnExec(_ fd: Int32) -> Int32 {
+    private static func acceptCloseOnExec(_ fd: Int32) -> Int32 {
+        guard let accept4 else {
             let connection = accept(fd, nil, nil)
             if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
             return connection
         }
+        return accept4(fd, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+    }
+    #else
+    private static let streamCloseOnExec = SOCK_STREAM
+
+    /// Apple's WebKit starts its processes through XPC, which inherits no descriptors: no window to close.
+    private static func acceptCloseOnExec(_ fd: Int32) -> Int32 {
+        let connection = accept(fd, nil, nil)
+        if connection >= 0 { _ = fcntl(connection, F_SETFD, FD_CLOEXEC) }
+        return connection
+    }
     #endif
 
     private static func localPort(_ fd: Int32) -> Int {

@@ -121,7 +121,8 @@ public final class LoopbackBodyChannel: BodyChannel {
             // the pipeline per body.
             .channelOption(
                 .recvAllocator,
-                value: AdaptiveRecvByteBufferAllocator(minimum: 16 << 10, initial: 256 << 10, maximum: 256 << 10))
+                value: AdaptiveRecvByteBufferAllocator(minimum: 16 << 10, initial: 256 << 10, maximum: 256 << 10)
+            )
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(

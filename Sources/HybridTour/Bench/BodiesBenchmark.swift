@@ -6,7 +6,7 @@ import HybridKitGTK
 import HybridNetwork
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `hybrid bench bodies`: a Blob POST through each interception strategy vs an unhooked POST of the same bytes to

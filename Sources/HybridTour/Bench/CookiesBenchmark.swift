@@ -3,7 +3,7 @@ import Foundation
 import HybridCookies
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `hybrid bench cookies`: the Cookie header for a URL from the jar vs from Foundation's `HTTPCookieStorage`

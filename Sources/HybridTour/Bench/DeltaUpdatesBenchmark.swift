@@ -167,12 +167,14 @@ public enum DeltaUpdatesBenchmark {
         let rounds = options.rounds
         return [
             BenchFigure(
-                scenario: scenario, figure: "\(label): delta diff (\(deltaCount) of \(changed.count) changed files as deltas)",
+                scenario: scenario,
+                figure: "\(label): delta diff (\(deltaCount) of \(changed.count) changed files as deltas)",
                 value: Double(deltaBytes), unit: "bytes", baselineName: "today's per-file diff",
                 baseline: Double(plainBytes), better: .lower, targetRatio: 0.3),
             BenchFigure(
                 scenario: scenario, figure: "\(label): delta diff",
-                value: Double(deltaBytes), unit: "bytes", baselineName: "zstd -19 --patch-from, same bases, same container",
+                value: Double(deltaBytes), unit: "bytes",
+                baselineName: "zstd -19 --patch-from, same bases, same container",
                 baseline: Double(zstd.total), better: .lower, targetRatio: 1.2),
             BenchFigure(
                 scenario: scenario, figure: "\(label): today's per-file diff",
@@ -208,7 +210,8 @@ public enum DeltaUpdatesBenchmark {
         var oldFiles: [String: [UInt8]] = [:]
         if let walker = manager.enumerator(at: pair.old.directory, includingPropertiesForKeys: [.isRegularFileKey]) {
             let prefix = pair.old.directory.standardizedFileURL.path + "/"
-            for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+            for case let url as URL in walker
+            where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
                 let path = String(url.standardizedFileURL.path.dropFirst(prefix.count))
                 oldFiles[path] = [UInt8](try Data(contentsOf: url))
             }
@@ -224,7 +227,8 @@ public enum DeltaUpdatesBenchmark {
             if let base = matcher.base(for: path, bytes: bytes) {
                 let baseFile = pair.old.directory.appendingPathComponent(base)
                 try runZstd(
-                    options.zstdPath, ["-19", "-q", "-f", "--patch-from=\(baseFile.path)", newFile.path, "-o", output.path])
+                    options.zstdPath,
+                    ["-19", "-q", "-f", "--patch-from=\(baseFile.path)", newFile.path, "-o", output.path])
                 best = min(best, try size(output))
             }
             payload += best
@@ -248,7 +252,8 @@ public enum DeltaUpdatesBenchmark {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BenchError.zstdFailed("\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+            throw BenchError.zstdFailed(
+                "\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
         }
     }
 

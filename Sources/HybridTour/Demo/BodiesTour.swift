@@ -28,7 +28,8 @@ enum BodiesTour {
                     detail: failed.isEmpty
                         ? "XHR and fetch, body by id and full proxy: the server got the exact bytes"
                             + (notes.isEmpty ? " and type" : "; " + notes.joined(separator: "; "))
-                            + (skipped.isEmpty ? "" : "; skipped: " + skipped.map(\.description).joined(separator: "; "))
+                            + (skipped.isEmpty
+                                ? "" : "; skipped: " + skipped.map(\.description).joined(separator: "; "))
                         : failed.map(\.description).joined(separator: "; ")))
         }
         let scenarios = rows.filter { $0.kind != "body" }

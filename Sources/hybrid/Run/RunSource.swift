@@ -82,7 +82,8 @@ struct RunSource {
         else { throw .badPrefix("no URL for \(entry) under \(options.serves)") }
         var development: DevelopmentOrigin?
         if let origin = options.origin {
-            guard let server = URL(string: origin), let sent = try? DevelopmentOrigin(sending: prefixURL, to: server) else {
+            guard let server = URL(string: origin), let sent = try? DevelopmentOrigin(sending: prefixURL, to: server)
+            else {
                 throw .badOrigin(origin)
             }
             development = sent

@@ -3,7 +3,7 @@ import HybridCookies
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Keeps a Foundation `HTTPCookieStorage` (the one the host's own URLSession networking uses, `.shared` by

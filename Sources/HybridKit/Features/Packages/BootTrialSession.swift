@@ -146,7 +146,8 @@ final class BootTrialSession: PageFeatureSession, Sendable {
             if case .rolledBack(let from, let to, let reason) = try trials.openFailed(packageID, reason: failure) {
                 report(from: from, to: to, reason: reason)
             } else {
-                logger.warning("package on trial failed to open", metadata: ["id": "\(packageID)", "reason": "\(failure)"])
+                logger.warning(
+                    "package on trial failed to open", metadata: ["id": "\(packageID)", "reason": "\(failure)"])
             }
         } catch {
             logger.error("could not record a failed open", metadata: ["id": "\(packageID)", "error": "\(error)"])

@@ -3,7 +3,7 @@ import HybridCookies
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The default ``NetworkFetching``: URLSession, streaming each response to the task as data arrives.
@@ -209,9 +209,9 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
     /// `application/x-www-form-urlencoded`; a blank value stops it, and libcurl sends no header for a blank one.
     static func keepUntyped(_ request: inout URLRequest) {
         #if canImport(FoundationNetworking)
-            let hasBody = !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil
-            guard hasBody, request.value(forHTTPHeaderField: "Content-Type") == nil else { return }
-            request.setValue(" ", forHTTPHeaderField: "Content-Type")
+        let hasBody = !(request.httpBody?.isEmpty ?? true) || request.httpBodyStream != nil
+        guard hasBody, request.value(forHTTPHeaderField: "Content-Type") == nil else { return }
+        request.setValue(" ", forHTTPHeaderField: "Content-Type")
         #endif
     }
 

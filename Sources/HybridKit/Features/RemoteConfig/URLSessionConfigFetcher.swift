@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Fetches the configuration with URLSession: no cookies, no cache (the store keeps its own verified copy), a

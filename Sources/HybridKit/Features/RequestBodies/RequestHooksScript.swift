@@ -4,7 +4,9 @@ import Foundation
 public enum RequestHooksScript {
     public enum ScriptError: Error, CustomStringConvertible {
         case missingResource
-        public var description: String { "HybridKit's resource js/hooks.js is missing: \(PackageResources.shippingAdvice)" }
+        public var description: String {
+            "HybridKit's resource js/hooks.js is missing: \(PackageResources.shippingAdvice)"
+        }
     }
 
     static let placeholder = "__HYBRID_REQUEST_CONFIG__"

@@ -4,7 +4,7 @@ import HybridCookies
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 @Suite struct HTTPCookieStorageSyncTests {

@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// What to do with an answer's body, decided from its status and headers before any of it is read.
@@ -209,7 +209,8 @@ private final class UpdateTransfer: Sendable {
                 if lower < upper {
                     state.body.append(data[(data.startIndex + lower - start)..<(data.startIndex + upper - start)])
                 }
-                return state.offset >= range.upperBound ? .success(BoundedAnswer(response: response, body: state.body)) : nil
+                return state.offset >= range.upperBound
+                    ? .success(BoundedAnswer(response: response, body: state.body)) : nil
             case .skip, .refuse:
                 return nil
             }

@@ -3,7 +3,7 @@ import HybridPackages
 import Logging
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `UpdateClient` over a static release tree (`hybrid publish` output on any HTTP server, object store or CDN):

@@ -2,7 +2,7 @@ import Foundation
 import HybridPackages
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// `UpdateClient` over HTTP (URLSession), speaking to `hybrid serve` or anything serving the same JSON and
@@ -109,9 +109,9 @@ public struct HTTPUpdateClient: UpdateClient {
         }
     }
 
-    func send(_ request: URLRequest, plan: @escaping @Sendable (HTTPURLResponse) -> BodyPlan) async throws(
-        HTTPUpdateClientError
-    ) -> BoundedAnswer {
+    func send(_ request: URLRequest, plan: @escaping @Sendable (HTTPURLResponse) -> BodyPlan)
+        async throws(HTTPUpdateClientError) -> BoundedAnswer
+    {
         try await transport.send(request, timeout: limits.requestTimeout, plan: plan)
     }
 }
