@@ -41,6 +41,7 @@ public final class HybridContainer: @unchecked Sendable {
     private var remoteConfigStatus: RemoteConfigStatus?
     private var closed = false
     private let logger = Logger(label: "hybrid.container")
+    private let events = PageLoadEventFanOut()
 
     /// A page in a new web view.
     public convenience init(configuration: ContainerConfiguration, factory: any WebEngineFactory) throws {
@@ -181,6 +182,41 @@ public final class HybridContainer: @unchecked Sendable {
 
     public func load(_ url: URL) throws(EngineError) { try load(EngineRequest(url: url)) }
 
+    /// The page's navigations, failures and recoveries as they happen, for `for await` (as the delegate hears
+    /// them). Each call is a sequence of its own, from now on; it ends when the container closes.
+    public func loadEvents() -> AsyncStream<PageLoadEvent> { events.stream() }
+
+    /// Loads `url` and returns once the page finished loading, or throws why it did not (a failure, the
+    /// container closing, or `timeout`). A load the engine replaced with another (a redirect to a page, the host's
+    /// next load) waits for that one. Runs in the caller's isolation, which must be the engine's executor (as for
+    /// every other call on the container): `@MainActor` code on Apple platforms, `@GTKActor` code on WebKitGTK.
+    public func loadAndWait(
+        _ url: URL, timeout: Duration = .seconds(30), isolation: isolated (any Actor)? = #isolation
+    ) async throws {
+        let stream = loadEvents()
+        try load(url)
+        let outcome = await withTaskGroup(of: PageLoadFailure?.self) { group in
+            group.addTask {
+                for await event in stream {
+                    switch event {
+                    case .finished: return nil
+                    case .failed(let failure) where failure.kind != .cancelled: return failure
+                    default: continue
+                    }
+                }
+                return PageLoadFailure(kind: .closed, url: url, message: "the container closed while loading")
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return PageLoadFailure(kind: .timedOut, url: url, message: "not finished within \(timeout)")
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if let outcome { throw outcome }
+    }
+
     public func loadFile(_ url: URL, allowingReadAccessTo directory: URL) {
         recovery?.assumeIsolated { $0.hostWillLoad(.file(url, readAccess: directory)) }
         engine.loadFile(url, allowingReadAccessTo: directory)
@@ -215,6 +251,7 @@ public final class HybridContainer: @unchecked Sendable {
         for session in sessions.reversed() { session.close() }
         sessions.removeAll()
         page.close()
+        events.finish()
         page.delegate = nil
         page.uiDelegate = nil
         recovery?.assumeIsolated { $0.stop() }
@@ -272,26 +309,31 @@ public final class HybridContainer: @unchecked Sendable {
         }
 
         func didStartNavigation(to url: URL?) {
+            container?.events.send(.started(url))
             container?.didStart(url)
             host?.didStartNavigation(to: url)
         }
 
         func didCommitNavigation(to url: URL?) {
+            container?.events.send(.committed(url))
             container?.didCommit(url)
             host?.didCommitNavigation(to: url)
         }
 
         func didFinishNavigation(to url: URL?) {
+            container?.events.send(.finished(url))
             container?.recovery?.assumeIsolated { $0.loadFinished() }
             host?.didFinishNavigation(to: url)
         }
 
         func didFailNavigation(to url: URL?, error: String) {
+            container?.events.send(.failed(PageLoadFailure(url: url, engineMessage: error)))
             container?.recovery?.assumeIsolated { $0.loadFailed() }
             host?.didFailNavigation(to: url, error: error)
         }
 
         func webProcessDidTerminate(reason: WebProcessTerminationReason) {
+            container?.events.send(.webProcessTerminated(reason))
             // With recovery on, the sessions hear it through pageDied, in order with what recovery does next.
             if container?.recovery == nil { container?.pageFailed(.processTerminated(reason)) }
             container?.recovery?.assumeIsolated { $0.webProcessDidTerminate(reason: reason) }
@@ -300,9 +342,13 @@ public final class HybridContainer: @unchecked Sendable {
 
         func pageDied(_ trigger: RecoveryTrigger) { container?.pageFailed(trigger) }
 
-        func pageRecovered(_ report: RecoveryReport) { container?.recovered(report) }
+        func pageRecovered(_ report: RecoveryReport) {
+            container?.events.send(.recovered(report))
+            container?.recovered(report)
+        }
 
         func pageRecoveryGaveUp(attempts: Int, trigger: RecoveryTrigger) {
+            container?.events.send(.recoveryGaveUp(attempts: attempts))
             container?.gaveUp(attempts: attempts, trigger: trigger)
         }
     }
