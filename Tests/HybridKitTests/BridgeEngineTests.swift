@@ -1,5 +1,6 @@
 import Foundation
 import HybridKitTesting
+import HybridTestSupport
 import Testing
 
 @testable import HybridKit
@@ -123,6 +124,27 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(try errorCode(id: 6) == "denied")
         #expect(try errorCode(id: 7) == "timeout")
         #expect(try errorCode(id: 8) == "bad_message")
+    }
+
+    /// A refused call is a warning the host sees, with what to change, once per call, origin and reason.
+    @Test func aRefusedCallIsAWarningOnce() async throws {
+        let logs = LogCapture.installed()
+        logs.reset()
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        for id in 1...3 { engine.post(PageMessage.call("math", "add", id: id, origin: "https://refused.example")) }
+        engine.post(PageMessage.call("nope", "x", id: 4))
+        #expect(try await waitUntil { try errorCode(id: 4) != nil })
+        let denied =
+            "bridge call refused: origin https://refused.example may not call module 'math'; if this page should call "
+            + "it, name its origin in the module's access (BridgeModule(_:access:)); a page from a package has its "
+            + "custom-scheme origin (hybrid://…), not the site's https one"
+        #expect(logs.logged("hybrid.bridge", denied))
+        #expect(logs.count("hybrid.bridge", denied) == 1, "said once, not per retry")
+        let unknown =
+            "bridge call refused: no native module named 'nope'; register the module and method natively, or "
+            + "correct the name the page uses"
+        #expect(logs.logged("hybrid.bridge", unknown), "\(logs.messages("hybrid.bridge"))")
     }
 
     @Test func hostileBodiesGetErrorsNotCrashes() async throws {

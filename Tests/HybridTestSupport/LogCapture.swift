@@ -7,6 +7,7 @@ import Synchronization
 public final class LogCapture: Sendable {
     private let seen = Mutex<Set<String>>([])
     private let messages = Mutex<Set<String>>([])
+    private let counts = Mutex<[String: Int]>([:])
     private static let shared = Mutex<LogCapture?>(nil)
 
     public static func installed() -> LogCapture {
@@ -28,6 +29,15 @@ public final class LogCapture: Sendable {
     public func reset() {
         seen.withLock { $0.removeAll() }
         messages.withLock { $0.removeAll() }
+        counts.withLock { $0.removeAll() }
+    }
+    /// How many times `label` logged `message` since the last reset.
+    public func count(_ label: String, _ message: String) -> Int { counts.withLock { $0["\(label): \(message)"] ?? 0 } }
+    /// What `label` logged since the last reset.
+    public func messages(_ label: String) -> [String] {
+        messages.withLock { all in
+            all.filter { $0.hasPrefix("\(label): ") }.map { String($0.dropFirst(label.count + 2)) }
+        }
     }
     public func labels() -> Set<String> { seen.withLock { $0 } }
     /// Whether `label` logged `message` since the last reset.
@@ -53,6 +63,7 @@ public final class LogCapture: Sendable {
         ) {
             capture.seen.withLock { _ = $0.insert(label) }
             capture.messages.withLock { _ = $0.insert("\(label): \(message)") }
+            capture.counts.withLock { $0["\(label): \(message)", default: 0] += 1 }
         }
     }
 }

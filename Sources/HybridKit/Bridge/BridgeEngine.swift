@@ -20,6 +20,8 @@ public actor BridgeEngine {
     private weak var engine: (any WebEngine)?
     private let parser: InboundMessageParser
     private let logger = Logger(label: "hybrid.bridge")
+    /// Refusals already logged (see `reportRefusal`).
+    private var reportedRefusals = Set<String>()
     private var isReady: Bool
     private var isClosed = false
     /// Documents that said hello before the bridge was ready, answered by ``markReady()``.
@@ -282,9 +284,31 @@ public actor BridgeEngine {
     private func resolve(_ module: String, _ method: String, for sender: Sender) throws(BridgeError)
         -> ModuleRegistry.Target
     {
-        try modules.resolve(
-            module: module, method: method, origin: sender.origin, isMainFrame: sender.isMainFrame,
-            verified: sender.verified)
+        do {
+            return try modules.resolve(
+                module: module, method: method, origin: sender.origin, isMainFrame: sender.isMainFrame,
+                verified: sender.verified)
+        } catch {
+            reportRefusal(error, call: "\(module).\(method)", origin: sender.origin)
+            throw error
+        }
+    }
+
+    /// A call the page was refused is a warning the host sees (the page sees the error too), said once per call,
+    /// origin and reason: a page that retries in a loop, or a hostile one trying names, cannot flood the log.
+    private func reportRefusal(_ error: BridgeError, call: String, origin: String) {
+        guard [.denied, .unknownModule, .unknownMethod].contains(error.code) else { return }
+        let key = "\(call)\u{0}\(origin)\u{0}\(error.message)"
+        guard reportedRefusals.count < 256, reportedRefusals.insert(key).inserted else { return }
+        // The advice stays in the host's log: the page is told only what it was refused.
+        let advice =
+            error.code == .denied
+            ? "if this page should call it, name its origin in the module's access (BridgeModule(_:access:)); a "
+                + "page from a package has its custom-scheme origin (hybrid://…), not the site's https one"
+            : "register the module and method natively, or correct the name the page uses"
+        logger.warning(
+            "bridge call refused: \(error.message); \(advice)",
+            metadata: ["call": "\(call)", "origin": "\(origin)", "code": "\(error.code.rawValue)"])
     }
 
     private func handle(_ inbound: InboundMessage, sender: Sender, reply: (any ScriptMessageReply)?) {
@@ -728,7 +752,8 @@ public actor BridgeEngine {
             return answerSync(reply, .failure(BridgeError.denied(problem)), origin: requested)
         }
         if inbound.module == Self.builtinModule {
-            return answerSync(reply, builtin(inbound, sender: sender), origin: CallOrigin(module: "-", started: started))
+            return answerSync(
+                reply, builtin(inbound, sender: sender), origin: CallOrigin(module: "-", started: started))
         }
         let target: ModuleRegistry.Target
         do {
