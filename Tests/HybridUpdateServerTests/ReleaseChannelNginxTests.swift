@@ -214,7 +214,8 @@ struct ReleaseChannelNginxTests {
         let fixture = try ReleaseTreeFixture()
         try await fixture.publish([try fixture.pack("1.0.0")])
         try await fixture.publish([try fixture.pack("2.0.0")], ["--rollout", "10"])
-        let installs = (0..<1_000).map { _ in UUID().uuidString }
+        // Fixed ids: random ones made the count a draw (binomial, sd ≈ 9.5), outside 80…120 in about 1 run in 30.
+        let installs = (0..<1_000).map { String(format: "00000000-0000-4000-8000-%012d", $0) }
         // One session for all simulated installs, as one process would have; each keeps its own store.
         let session = ChannelUpdateClient.uncachedSession()
         var offered: [Set<String>] = []
@@ -231,6 +232,11 @@ struct ReleaseChannelNginxTests {
             }
             offered.append(reached)
         }
+        // Exactly the installs whose bucket is in the first tenth, and about a tenth of them.
+        let expected = installs.filter {
+            RolloutBucket(installID: $0, packageID: Self.id, version: "2.0.0").isIncluded(inPercent: 10)
+        }
+        #expect(offered[0] == Set(expected))
         #expect((80...120).contains(offered[0].count), "10% rollout reached \(offered[0].count) of 1,000")
         #expect(offered[0] == offered[1], "the same installs on every check")
         // Every check went to nginx, the second ones as 304 revalidations.
