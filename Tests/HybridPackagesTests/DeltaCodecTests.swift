@@ -1,5 +1,6 @@
 import Foundation
 import HybridPackages
+import HybridTestSupport
 import Testing
 import ZIPFoundation
 
@@ -306,21 +307,7 @@ extension Data {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct SeededRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-
+extension SeededRandom {
     /// `base` with a few insertions, deletions and substitutions.
     mutating func edited(_ base: [UInt8]) -> [UInt8] {
         var result = base

@@ -1,5 +1,6 @@
 import Foundation
 import HybridPackages
+import HybridTestSupport
 import Testing
 
 /// Diff packages with binary deltas through the builder, the installer and the updater: renamed content-hashed
@@ -204,18 +205,7 @@ struct DeltaDiffTests {
         ]
     }
 
-    /// About 40 KB of minified-looking JavaScript, the same for a seed except the imported chunk names and a
-    /// few edits.
     static func bundle(seed: UInt64, imports: String, edit: String) -> String {
-        var random = SeededRandom(seed: seed)
-        let words = ["const", "return", "function", "await", "import", "export", "this", "props", "state", "render"]
-        var text = ""
-        for index in 0..<1500 {
-            let word = words[Int(random.next() % UInt64(words.count))]
-            let number = random.next() % 100_000
-            text += "\(word) a\(number)=b\(index);"
-            if index % 300 == 0 { text += "import(\"./chunk-\(imports).js\");/*\(edit)*/" }
-        }
-        return text
+        MinifiedBundle.text(seed: seed, importing: "chunk-\(imports).js", edit: edit)
     }
 }

@@ -173,21 +173,7 @@ struct DeltaUpdateNginxTests {
     }
 
     static func bundle(seed: UInt64, imports: String, edit: String) -> String {
-        var state = seed
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        let words = ["const", "return", "function", "await", "import", "export", "this", "props", "state", "render"]
-        var text = ""
-        for index in 0..<1500 {
-            text += "\(words[Int(next() % 10)]) a\(next() % 100_000)=b\(index);"
-            if index % 300 == 0 { text += "import(\"./vendor-\(imports).js\");/*\(edit)*/" }
-        }
-        return text
+        MinifiedBundle.text(seed: seed, importing: "vendor-\(imports).js", edit: edit)
     }
 
     static func le(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
