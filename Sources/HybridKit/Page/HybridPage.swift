@@ -85,8 +85,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     /// (cancelled, or turned into a download) is routine and logged at debug only.
     private func logFailedLoad(_ url: URL?, _ error: String) {
         let metadata: Logger.Metadata = ["url": "\(url?.absoluteString ?? "?")", "error": "\(error)"]
-        let lowered = error.lowercased()
-        if lowered.contains("cancel") || lowered.contains("interrupted") {
+        if PageLoadFailure(url: url, engineMessage: error).kind == .cancelled {
             return logger.debug("page load stopped", metadata: metadata)
         }
         logger.warning(
