@@ -15,11 +15,10 @@ public struct DirectoryServing: PageFeature {
     /// The tour pages under `app://demo/`; nil when the bundle lost them.
     public static var tourPages: DirectoryServing? { TourPages.directory.map { DirectoryServing(root: $0) } }
 
-    public func share(into assembly: inout PageAssembly) throws {
-        assembly.services.servedSchemes.insert(scheme.lowercased())
-    }
+    public var provides: [PageServiceID] { [.servedSchemes] }
 
-    public func contribute(to assembly: inout PageAssembly) throws {
+    public func build(_ assembly: inout PageAssembly) throws {
+        assembly.services[ServedSchemesKey.self, default: []].insert(scheme.lowercased())
         assembly.schemeHandlers[scheme] = DirectorySchemeHandler(root: root)
     }
 

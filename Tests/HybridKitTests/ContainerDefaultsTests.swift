@@ -21,8 +21,11 @@ import Testing
     struct Serving: PageFeature {
         let scheme: String
         let handler: RecordingHandler
-        func share(into assembly: inout PageAssembly) throws { assembly.services.servedSchemes.insert(scheme) }
-        func contribute(to assembly: inout PageAssembly) throws { assembly.schemeHandlers[scheme] = handler }
+        var provides: [PageServiceID] { [.servedSchemes] }
+        func build(_ assembly: inout PageAssembly) throws {
+            assembly.services[ServedSchemesKey.self, default: []].insert(scheme)
+            assembly.schemeHandlers[scheme] = handler
+        }
         func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? { nil }
     }
 

@@ -43,8 +43,8 @@ import Testing
 
     struct RecordingFeature: PageFeature {
         let log: FeatureLog
-        func contribute(to assembly: inout PageAssembly) throws {
-            log.entries.append("contribute")
+        func build(_ assembly: inout PageAssembly) throws {
+            log.entries.append("build")
             assembly.userScripts.append(UserScript(source: "/* feature */"))
             assembly.modules.append(BridgeModule("feature", access: .anyPage) { _ in })
         }
@@ -70,7 +70,7 @@ import Testing
         #expect(engine.userScripts.map(\.source).suffix(2) == ["/* page */", "/* feature */"])
         #expect(engine.userScripts.first?.source.contains("window.hybrid") == true, "the bridge runtime goes first")
         #expect(Set(engine.handlers.keys) == ["hybrid", "hybridReply", "host"])
-        #expect(log.entries == ["contribute", "attach [\"feature\"]"])
+        #expect(log.entries == ["build", "attach [\"feature\"]"])
         #expect(LiveObjects.containers == before + 1)
 
         engine.post(.string("hi"), to: "host")

@@ -4,8 +4,10 @@ public enum ContainerError: Error, CustomStringConvertible {
     case engine(EngineError)
     /// The bridge could not be attached (its runtime resources are missing, …).
     case bridge(any Error)
-    /// A page feature failed to contribute or attach.
+    /// A page feature failed to build or attach.
     case feature(String, any Error)
+    /// The features cannot be put in an order (see ``PageFeature``).
+    case features(PageFeatureError)
     /// The engine cannot say which frame sends a message, and the configuration does not allow that.
     case framesUnverified
 
@@ -23,6 +25,7 @@ public enum ContainerError: Error, CustomStringConvertible {
         case .engine(let error): "the engine refused the page: \(error)"
         case .bridge(let error): "the bridge could not be attached: \(error)"
         case .feature(let name, let error): "the page feature \(name) failed: \(error)"
+        case .features(let error): "the page features cannot be wired: \(error)"
         case .framesUnverified: Self.framesUnverifiedAdvice
         }
     }

@@ -76,23 +76,30 @@ public final class HybridContainer: @unchecked Sendable {
 
         var assembly = PageAssembly(
             modules: configuration.modules, userScripts: configuration.userScripts, engine: engine)
-        var features = configuration.features
-        func run(_ pass: (any PageFeature) -> (inout PageAssembly) throws -> Void, _ list: [any PageFeature]) throws {
-            for feature in list {
-                do { try pass(feature)(&assembly) } catch {
-                    Self.release(handle)
-                    throw ContainerError.feature(String(describing: type(of: feature)), error)
+        let features: [any PageFeature]
+        do {
+            features = try FeatureOrder(
+                configuration.features + DefaultFeatures(configuration, listed: configuration.features).features
+            ).features
+        } catch {
+            Self.release(handle)
+            throw ContainerError.features(error)
+        }
+        for feature in features {
+            do {
+                try feature.build(&assembly)
+                let undeclared = assembly.services.takeWritten().subtracting(feature.provides)
+                if let service = undeclared.first {
+                    throw PageFeatureError.undeclaredService(
+                        feature: FeatureOrder.name(of: feature), service: service.description)
                 }
+            } catch {
+                Self.release(handle)
+                throw ContainerError.feature(FeatureOrder.name(of: feature), error)
             }
         }
-        try run(PageFeature.share(into:), features)
-        let defaults = DefaultFeatures(configuration, services: assembly.services).features
-        try run(PageFeature.share(into:), defaults)
-        features += defaults
-        try run(PageFeature.configure(_:), features)
-        try run(PageFeature.contribute(to:), features)
         // Schemes no request hooks serve read no bodies (the hooks' own wrapper decides on theirs).
-        let hooked = assembly.services.requestScheme
+        let hooked = assembly.services.requestHooks?.scheme
         assembly.schemeHandlerWrappers.append { scheme, handler in
             scheme.lowercased() == hooked ? handler : UnhookedBodyGuard(wrapping: handler, scheme: scheme.lowercased())
         }
@@ -105,7 +112,7 @@ public final class HybridContainer: @unchecked Sendable {
             throw ContainerError.bridge(error)
         }
         self.page = page
-        remoteConfigStatus = assembly.services.remoteConfigStatus
+        remoteConfigStatus = assembly.services[RemoteConfigStatusKey.self]
         for script in assembly.userScripts { engine.addUserScript(script) }
         for host in configuration.messageHandlers {
             engine.addScriptMessageHandler(
@@ -143,7 +150,7 @@ public final class HybridContainer: @unchecked Sendable {
                         sessions.append(session)
                     }
                 } catch {
-                    throw ContainerError.feature(String(describing: type(of: feature)), error)
+                    throw ContainerError.feature(FeatureOrder.name(of: feature), error)
                 }
             }
         } catch let error as EngineError {

@@ -1,33 +1,40 @@
 import Foundation
-import HybridCookies
-import Synchronization
 
 /// Something a page can have on top of the bridge: offline packages, request-body hooks, `document.cookie`,
-/// remote configuration, a native proxy…
+/// remote configuration, a native proxy, or a feature of the host's own.
 ///
-/// The container wires every feature in passes, each pass over all features in the order they are listed, on
-/// the engine's executor:
-/// 1. ``share(into:)``: publish in ``PageAssembly/services`` what other features configure or use;
-/// 2. ``configure(_:)``: configure what others shared, before anything is built from it (a remote configuration
-///    sets the hook switches the request hooks are then baked with);
-/// 3. ``contribute(to:)``: scripts at document start, bridge modules, scheme handlers or wrappers around them;
-/// 4. ``attach(to:services:)``: once the page is wired, before the first load; the session it returns lives as
-///    long as the page.
-/// So a feature never depends on where it is listed, and the container knows no feature by type.
+/// Features compose like middleware. Each declares the ``PageServices`` it ``provides`` and the ones it
+/// ``needs``; the container builds every provider of a service before any feature that needs it, so the order
+/// features are listed in never decides what one sees (features unrelated by a service build in listing order).
+/// A feature built into HybridKit has no standing a host's cannot have: its services are declared with the same
+/// ``PageServiceKey`` a host uses for its own, and read the same way.
+///
+/// Wiring, on the engine's executor:
+/// 1. ``build(_:)``, in the derived order: read what needed services hold, contribute scripts at document start,
+///    bridge modules, scheme handlers or wrappers around them, and write the services provided;
+/// 2. ``attach(to:services:)``, once the page is wired and before the first load, with every service built; the
+///    session it returns lives as long as the page.
+///
+/// Mistakes are errors when the container is made, naming the features: a service written without being
+/// declared in ``provides``, one provided twice (unless its key ``PageServiceKey/allowsSeveralProviders``), and
+/// features that need each other (a cycle).
 public protocol PageFeature: Sendable {
-    func share(into assembly: inout PageAssembly) throws
-    func configure(_ assembly: inout PageAssembly) throws
-    func contribute(to assembly: inout PageAssembly) throws
-    /// Called once the page is wired and before the first load, with what the features shared. The session is
+    /// The services this feature writes in ``build(_:)``.
+    var provides: [PageServiceID] { get }
+    /// The services this feature reads in ``build(_:)``: their providers build first. A service no listed
+    /// feature provides reads as nil; a feature that cannot do without it throws from ``build(_:)``.
+    var needs: [PageServiceID] { get }
+    func build(_ assembly: inout PageAssembly) throws
+    /// Called once the page is wired and before the first load, with what the features built. The session is
     /// closed with the container. No default, so that a feature written against another signature does not
     /// compile rather than silently never attach; return nil when there is nothing to keep.
     func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)?
 }
 
 extension PageFeature {
-    public func share(into assembly: inout PageAssembly) throws {}
-    public func configure(_ assembly: inout PageAssembly) throws {}
-    public func contribute(to assembly: inout PageAssembly) throws {}
+    public var provides: [PageServiceID] { [] }
+    public var needs: [PageServiceID] { [] }
+    public func build(_ assembly: inout PageAssembly) throws {}
 }
 
 /// A feature's state for one page. Closed when the container closes, before the view is closed or pooled.
@@ -47,88 +54,28 @@ extension PageFeatureSession {
     public func pageFailed(_ trigger: RecoveryTrigger) {}
 }
 
-/// What HybridKit's own features share with each other while a page is wired (see ``PageFeature``).
-public struct PageServices: Sendable {
-    /// Custom schemes the page's features serve (lowercased). A feature that serves one declares it here in
-    /// ``PageFeature/share(into:)``, so the container gives that scheme request-body hooks and `document.cookie`
-    /// by default (see ``ContainerConfiguration/requestInterception``).
-    public var servedSchemes: Set<String> = []
-    /// The hook switches and the scheme the request hooks serve (``RequestInterceptionFeature``).
-    public internal(set) var requestSwitches: InterceptionSwitches?
-    public internal(set) var requestScheme: String?
-    /// The scheme of the `document.cookie` shim (``DocumentCookieFeature``) and the jar behind it, which the
-    /// package network fallback reads and stores cookies in unless its host gave it a network of its own.
-    public internal(set) var documentCookieScheme: String?
-    public internal(set) var documentCookieJar: CookieJar?
-    /// The route packages are served on (``PackageServing``), and its handler once contributed.
-    public internal(set) var packageRoute: OfflineRoute?
-    public var packageScheme: String? { packageRoute?.scheme }
-    public internal(set) var packageHandler: PackageSchemeHandler?
-    /// The network session the package handler owns, when the host gave it none: shut down with the page.
-    var ownedPackageNetwork: URLSessionNetworkFetcher?
-    /// The page's boot trial (``BootSafety``), made when its bridge module is contributed.
-    var bootTrial: BootTrialSession?
-    /// The remote configuration version applied to the page (``RemoteConfigApplication``).
-    var remoteConfigStatus: RemoteConfigStatus?
-
-    public init() {}
-}
-
-/// The remote configuration version a page runs with, written by its applier, read by its container.
-final class RemoteConfigStatus: Sendable {
-    private let version = Mutex<UInt64?>(nil)
-    var appliedVersion: UInt64? {
-        get { version.withLock { $0 } }
-        set { version.withLock { $0 = newValue } }
-    }
-}
-
-/// What a page is made of, before it is wired to an engine.
-public struct PageAssembly: Sendable {
-    public var modules: [BridgeModule]
-    /// Injected after the bridge runtime, in this order.
-    public var userScripts: [UserScript]
-    /// Custom schemes the page serves, by scheme (lowercase).
-    public var schemeHandlers: [String: any SchemeHandler]
-    /// Applied to every scheme handler once all features contributed, in the order added: lets a feature
-    /// (say, body hooks) sit in front of whatever serves a scheme.
-    public var schemeHandlerWrappers: [@Sendable (String, any SchemeHandler) -> any SchemeHandler]
-    /// The engine the page is being wired to, for what must run on its executor (``EngineExecutorHop/hop(onExecutorOf:)``).
-    /// Handlers the engine keeps must not hold it strongly: that would be a cycle.
-    public let engine: (any WebEngine)?
-    /// What the features shared in the first pass (see ``PageFeature``).
-    public var services = PageServices()
-
-    public init(
-        modules: [BridgeModule] = [], userScripts: [UserScript] = [], schemeHandlers: [String: any SchemeHandler] = [:],
-        engine: (any WebEngine)? = nil
-    ) {
-        self.engine = engine
-        self.modules = modules
-        self.userScripts = userScripts
-        self.schemeHandlers = schemeHandlers
-        self.schemeHandlerWrappers = []
-    }
-
-    /// The handlers with every wrapper applied.
-    func wrappedSchemeHandlers() -> [String: any SchemeHandler] {
-        var result: [String: any SchemeHandler] = [:]
-        for (scheme, handler) in schemeHandlers {
-            result[scheme.lowercased()] = schemeHandlerWrappers.reduce(handler) { $1(scheme, $0) }
-        }
-        return result
-    }
-}
-
 /// Why a feature could not be wired.
-public enum PageFeatureError: Error, CustomStringConvertible {
+public enum PageFeatureError: Error, CustomStringConvertible, Equatable {
     /// The assembly names no engine: the feature was used outside a container.
     case noEngine(String)
+    /// `feature` wrote `service` in its build without declaring it in ``PageFeature/provides``.
+    case undeclaredService(feature: String, service: String)
+    /// Several features provide `service`, whose key allows one provider.
+    case providedTwice(service: String, features: [String])
+    /// These features need each other's services, so none can be built first.
+    case cycle(features: [String])
 
     public var description: String {
         switch self {
         case .noEngine(let feature):
             "\(feature) needs the engine being wired (PageAssembly.engine); the container provides it"
+        case .undeclaredService(let feature, let service):
+            "\(feature) wrote the page service \(service) without declaring it: add it to the feature's `provides`"
+        case .providedTwice(let service, let features):
+            "the page service \(service) is provided by \(features.joined(separator: " and ")); list one of them"
+        case .cycle(let features):
+            "the page features \(features.joined(separator: ", ")) need each other's services, so none can be "
+                + "built first: remove a need from one of them"
         }
     }
 }

@@ -180,7 +180,7 @@ public enum ContainerBenchmark {
             let engine = try factory.makeEngine()
             defer { (engine as? GTKWebView)?.close() }
             var assembly = PageAssembly(engine: engine)
-            try serving.contribute(to: &assembly)
+            try serving.build(&assembly)
             for (scheme, handler) in assembly.schemeHandlers { try engine.setSchemeHandler(handler, forScheme: scheme) }
             engine.addScriptMessageHandler(signal, name: "benchPage", replies: false)
             let outcome = try await signal.wait(timeout: .seconds(60)) { try engine.load(EngineRequest(url: url)) }

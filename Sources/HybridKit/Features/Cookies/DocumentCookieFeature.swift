@@ -5,9 +5,11 @@ public struct DocumentCookieFeature: PageFeature {
 
     public init(bridge: DocumentCookieBridge) { self.bridge = bridge }
 
-    public func share(into assembly: inout PageAssembly) throws {
-        assembly.services.documentCookieScheme = bridge.scheme
-        assembly.services.documentCookieJar = bridge.jar
+    public var provides: [PageServiceID] { [.documentCookieScheme, .cookieJar] }
+
+    public func build(_ assembly: inout PageAssembly) throws {
+        assembly.services[DocumentCookieSchemeKey.self] = bridge.scheme
+        assembly.services[CookieJarKey.self] = bridge.jar
     }
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {

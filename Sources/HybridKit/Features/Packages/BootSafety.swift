@@ -6,7 +6,7 @@ import HybridPackages
 /// main-frame document of the version on trial. A page that does not confirm within the policy's deadline (counted
 /// from the first open, whatever it reloads or navigates), whose web process dies, or which recovery finds blank
 /// counts as a failed open; at the policy's count the store rolls back, the version is marked bad and `BootGuard`'s
-/// `onRollback` hears it. List it after ``PackageServing``, whose route it watches.
+/// `onRollback` hears it. It watches the route of ``PackageServing``, which the container builds first.
 public struct BootSafety: PageFeature {
     public let trials: BootGuard
     /// The package whose opens are watched: the one the route's pages come from.
@@ -17,10 +17,13 @@ public struct BootSafety: PageFeature {
         self.packageID = packageID
     }
 
-    public func contribute(to assembly: inout PageAssembly) throws {
+    public var needs: [PageServiceID] { [.packageRoute] }
+    public var provides: [PageServiceID] { [.bootTrial] }
+
+    public func build(_ assembly: inout PageAssembly) throws {
         guard let route = assembly.services.packageRoute else { throw BootSafetyError.noPackageRoute }
         let session = BootTrialSession(trials: trials, packageID: packageID, route: route)
-        assembly.services.bootTrial = session
+        assembly.services[BootTrialKey.self] = session
         // Only the main frame of the package's own pages may confirm: a frame cannot vouch for the page.
         let origins = Set(
             route.prefixes.compactMap { prefix -> String? in
@@ -38,7 +41,7 @@ public struct BootSafety: PageFeature {
     }
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
-        services.bootTrial
+        services[BootTrialKey.self]
     }
 
     static func script() throws(BootSafetyError) -> UserScript {
@@ -61,4 +64,11 @@ public enum BootSafetyError: Error, CustomStringConvertible {
         case .missingResource(let path): "HybridKit's resource \(path) is missing: \(PackageResources.shippingAdvice)"
         }
     }
+}
+
+/// The page's boot trial, made when its bridge module is built.
+enum BootTrialKey: PageServiceKey { typealias Value = BootTrialSession }
+
+extension PageServiceID {
+    static let bootTrial = PageServiceID(BootTrialKey.self)
 }

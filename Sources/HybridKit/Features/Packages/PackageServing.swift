@@ -38,15 +38,16 @@ public struct PackageServing: PageFeature {
         self.developmentOrigin = developmentOrigin
     }
 
-    public func share(into assembly: inout PageAssembly) throws {
-        assembly.services.packageRoute = route
-        assembly.services.servedSchemes.insert(route.scheme)
-    }
+    public var provides: [PageServiceID] { [.packageRoute, .servedSchemes, .packageHandler, .ownedPackageNetwork] }
+    /// Package misses fetched from the network keep their cookies in the page's jar.
+    public var needs: [PageServiceID] { [.cookieJar] }
 
-    public func contribute(to assembly: inout PageAssembly) throws {
+    public func build(_ assembly: inout PageAssembly) throws {
         guard let engine = assembly.engine else { throw PageFeatureError.noEngine("offline packages") }
+        assembly.services[PackageRouteKey.self] = route
+        assembly.services[ServedSchemesKey.self, default: []].insert(route.scheme)
         let mapping = OfflineURLMapping(route: route)
-        let cookies = assembly.services.documentCookieJar.map { jar in
+        let cookies = assembly.services.cookieJar.map { jar in
             JarCookieHandler(jar: jar, pageURL: { mapping.packageURL(for: $0) })
         }
         let owned = network == nil ? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
@@ -55,14 +56,21 @@ public struct PackageServing: PageFeature {
             navigate: movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,
             spaFallback: spaFallback, network: network ?? owned ?? URLSessionNetworkFetcher())
         assembly.schemeHandlers[route.scheme] = handler
-        assembly.services.packageHandler = handler
-        assembly.services.ownedPackageNetwork = owned
+        assembly.services[PackageHandlerKey.self] = handler
+        assembly.services[OwnedPackageNetworkKey.self] = owned
     }
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
         guard let handler = services.packageHandler else { return nil }
-        return PackageServingSession(handler: handler, ownedNetwork: services.ownedPackageNetwork)
+        return PackageServingSession(handler: handler, ownedNetwork: services[OwnedPackageNetworkKey.self])
     }
+}
+
+/// The network session the package handler owns, when the host gave it none: shut down with the page.
+enum OwnedPackageNetworkKey: PageServiceKey { typealias Value = URLSessionNetworkFetcher }
+
+extension PageServiceID {
+    static let ownedPackageNetwork = PageServiceID(OwnedPackageNetworkKey.self)
 }
 
 /// One page's package serving: hears main-frame loads for the handler, ends its own network session.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A signed remote configuration (``RemoteConfigStore``) applied to a page, as a ``PageFeature``: now, and
 /// whenever the store takes a newer one:
@@ -11,7 +12,7 @@ import Foundation
 /// - `scripts`: replace the ``scripts`` registered here by name, for documents loaded after the change.
 ///
 /// It configures the page's other features (the package handler's degrade list, the request hooks' switches)
-/// through ``PageServices``, wherever it is listed.
+/// through ``PageServices``: the hooks need the overrides it provides, so they are baked with them.
 public struct RemoteConfigApplication: PageFeature {
     public var store: RemoteConfigStore
     /// Scripts a configuration may replace, injected in this order after the page's own scripts.
@@ -32,15 +33,16 @@ public struct RemoteConfigApplication: PageFeature {
         self.scriptContent = scriptContent
     }
 
-    public func share(into assembly: inout PageAssembly) throws {
-        assembly.services.remoteConfigStatus = RemoteConfigStatus()
-    }
+    public var provides: [PageServiceID] { [.hookOverrides, .remoteConfigStatus] }
 
-    /// Before the hooks are baked: the hook switches of the configuration in use, so the first document
+    /// The hook switches of the configuration in use, for the hooks to be baked with, so the first document
     /// already follows them.
-    public func configure(_ assembly: inout PageAssembly) throws {
-        guard let engine = assembly.engine else { throw PageFeatureError.noEngine("remote configuration") }
-        RemoteConfigApplier(self, engine: engine, services: assembly.services).prepare()
+    public func build(_ assembly: inout PageAssembly) throws {
+        assembly.services[RemoteConfigStatusKey.self] = RemoteConfigStatus()
+        let store = store
+        assembly.services[HookOverridesKey.self] = { scheme in
+            store.current.map { RemoteConfigApplier.hookOverrides(of: $0, pageScheme: scheme) }
+        }
     }
 
     /// The degrade list, named scripts and bridge permissions of the configuration in use, and from then on
@@ -51,4 +53,19 @@ public struct RemoteConfigApplication: PageFeature {
         applier.start(modules: page.bridge.modules)
         return applier
     }
+}
+
+/// The remote configuration version a page runs with, written by its applier, read by its container.
+final class RemoteConfigStatus: Sendable {
+    private let version = Mutex<UInt64?>(nil)
+    var appliedVersion: UInt64? {
+        get { version.withLock { $0 } }
+        set { version.withLock { $0 = newValue } }
+    }
+}
+
+enum RemoteConfigStatusKey: PageServiceKey { typealias Value = RemoteConfigStatus }
+
+extension PageServiceID {
+    static let remoteConfigStatus = PageServiceID(RemoteConfigStatusKey.self)
 }

@@ -33,18 +33,10 @@ final class RemoteConfigApplier: PageFeatureSession, @unchecked Sendable {
         self.application = application
         self.engine = engine
         packages = services.packageHandler
-        switches = services.requestSwitches
-        scheme = (services.packageScheme ?? services.requestScheme)?.lowercased()
-        status = services.remoteConfigStatus
+        switches = services.requestHooks?.switches
+        scheme = (services.packageScheme ?? services.requestHooks?.scheme)?.lowercased()
+        status = services[RemoteConfigStatusKey.self]
         hop = EngineExecutorHop.hop(onExecutorOf: engine)
-    }
-
-    /// The degrade list and hook switches of the configuration in use, before the request hooks are baked and
-    /// before the first load.
-    func prepare() {
-        guard let current = application.store.current else { return }
-        applyDegradeList(current)
-        applyHookSwitches(current)
     }
 
     /// Once the page is wired, before the first load: the named scripts as the configuration in use has them,
@@ -99,18 +91,22 @@ final class RemoteConfigApplier: PageFeatureSession, @unchecked Sendable {
         for name in config.hooks.keys where !known.contains(name) {
             logger.notice("unknown hook switch in the remote configuration ignored", metadata: ["name": "\(name)"])
         }
+        switches.setOverrides(Self.hookOverrides(of: config, pageScheme: scheme))
+    }
+
+    /// The switches `config` sets; its degraded https prefixes also name the pages on `pageScheme` standing for
+    /// them.
+    static func hookOverrides(of config: RemoteConfig, pageScheme: String?) -> InterceptionSwitches.Overrides {
         var overrides = InterceptionSwitches.Overrides()
         overrides.hooksEnabled = config.hooks["all"]
         overrides.proxyEnabled = config.hooks["proxy"]
         for api in RequestAPI.allCases { overrides.apis[api] = config.hooks[api.rawValue] }
-        overrides.degradedPages = config.degradedPrefixes.flatMap(pagePrefixes(for:))
-        switches.setOverrides(overrides)
-    }
-
-    /// `https://shop.example.com/legacy/` and the custom-scheme page URL standing for it.
-    private func pagePrefixes(for prefix: String) -> [String] {
-        guard let scheme, let colon = prefix.firstIndex(of: ":") else { return [prefix] }
-        return [prefix, scheme + prefix[colon...]]
+        overrides.degradedPages = config.degradedPrefixes.flatMap { prefix in
+            // `https://shop.example.com/legacy/` and the custom-scheme page URL standing for it.
+            guard let scheme = pageScheme?.lowercased(), let colon = prefix.firstIndex(of: ":") else { return [prefix] }
+            return [prefix, scheme + prefix[colon...]]
+        }
+        return overrides
     }
 
     private func replaceScripts(_ config: RemoteConfig) {

@@ -30,15 +30,17 @@ public struct RequestInterceptionFeature: PageFeature {
         self.switches = switches
     }
 
-    /// The switches are the host's, and a remote configuration may lay overrides over them before the hooks are
-    /// baked (see ``PageFeature``).
-    public func share(into assembly: inout PageAssembly) throws {
-        assembly.services.requestSwitches = switches
-        assembly.services.requestScheme = scheme
-    }
+    public var provides: [PageServiceID] { [.requestHooks] }
+    /// The switches are the host's; a remote configuration's overrides are laid over them before the hooks are
+    /// baked, and its degraded pages are named on the packages' scheme.
+    public var needs: [PageServiceID] { [.hookOverrides, .packageRoute] }
 
-    public func contribute(to assembly: inout PageAssembly) throws {
+    public func build(_ assembly: inout PageAssembly) throws {
         guard let engine = assembly.engine else { throw PageFeatureError.noEngine("request interception") }
+        assembly.services[RequestHooksKey.self] = RequestHooksKey.Value(scheme: scheme, switches: switches)
+        if let overrides = assembly.services[HookOverridesKey.self]?(assembly.services.packageScheme ?? scheme) {
+            switches.setOverrides(overrides)
+        }
         if proxy == nil { switches.proxyEnabled = false }
         // One key per page: the hooks put it on the bodies they vouch for, the handler reads only those.
         let bodyKey = BodyStore.randomID()
@@ -62,6 +64,10 @@ public struct RequestInterceptionFeature: PageFeature {
 
     /// Keeps the page in step with ``switches`` while it lives.
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
+        Self.session(switches: switches, page: page)
+    }
+
+    static func session(switches: InterceptionSwitches, page: HybridPage) -> any PageFeatureSession {
         SwitchesSession(publisher: SwitchesPublisher(switches: switches, engine: page.engine))
     }
 }
