@@ -11,7 +11,7 @@ import Logging
 /// ``close()``) frees everything. A pooled view goes back to its pool, which resets it.
 ///
 /// Create, use, close and release it on the engine's executor (GTK's thread, the main thread).
-public final class HybridContainer: @unchecked Sendable {
+public final class HybridContainer {
     // Every member is used on the engine's executor only, which serialises access.
     public let page: HybridPage
     public var engine: any WebEngine { handle.engine }
@@ -140,6 +140,7 @@ public final class HybridContainer: @unchecked Sendable {
         } else {
             page.delegate = router
         }
+        let router = router
         recovery?.assumeIsolated { $0.setDelegate(router) }
 
         do {
@@ -242,9 +243,10 @@ public final class HybridContainer: @unchecked Sendable {
     }
 
     /// Looks for a white screen that came without a signal (empty title, empty body); recovers when found.
-    /// Hosts call it when the page comes on screen. Returns why the page was judged blank, or nil.
+    /// Hosts call it when the page comes on screen. Returns why the page was judged blank, or nil. Runs on the
+    /// caller's actor (the engine's executor), like every use of the container.
     @discardableResult
-    public func checkForBlankPage() async -> String? {
+    public nonisolated(nonsending) func checkForBlankPage() async -> String? {
         guard let recovery else { return nil }
         return await recovery.checkForBlankPage()
     }
@@ -287,6 +289,7 @@ public final class HybridContainer: @unchecked Sendable {
 
     fileprivate func recovered(_ report: RecoveryReport) {
         logger.info("page recovered", metadata: ["reason": "\(report.reason)", "attempt": "\(report.attempt)"])
+        let logger = logger
         bridge.assumeIsolated { bridge in
             do { try bridge.emit("recovered", report) } catch {
                 logger.warning("could not tell the page it recovered", metadata: ["error": "\(error)"])
