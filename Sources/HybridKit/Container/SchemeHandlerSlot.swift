@@ -1,25 +1,41 @@
+import Synchronization
+
 /// The scheme handler a view keeps for its whole life; what it forwards to changes with each page.
 ///
 /// The port can set a scheme handler but not remove one, so a pooled view would otherwise keep serving the
 /// previous page's packages. A slot with no target answers "not found".
-final class SchemeHandlerSlot: SchemeHandler, @unchecked Sendable {
-    // Used on the engine's executor only.
-    var target: (any SchemeHandler)?
-    /// Tasks held weakly: the engine owns them and drops them when they end, without telling the handler.
-    private var started: [ObjectIdentifier: Started] = [:]
+final class SchemeHandlerSlot: SchemeHandler, Sendable {
+    private struct State {
+        var target: (any SchemeHandler)?
+        /// Tasks held weakly: the engine owns them and drops them when they end, without telling the handler.
+        var started: [ObjectIdentifier: Started] = [:]
+    }
 
     private struct Started {
         weak var task: (any SchemeTask)?
         let handler: any SchemeHandler
     }
 
+    // The engine calls the slot on its executor; a lock rather than that promise, so the compiler checks it.
+    // Handlers are called outside it.
+    private let state = Mutex(State())
+
+    var target: (any SchemeHandler)? {
+        get { state.withLock { $0.target } }
+        set { state.withLock { $0.target = newValue } }
+    }
+
     func start(_ task: any SchemeTask) {
+        let target = state.withLock { state -> (any SchemeHandler)? in
+            guard let target = state.target else { return nil }
+            state.started = state.started.filter { $0.value.task != nil }
+            state.started[ObjectIdentifier(task)] = Started(task: task, handler: target)
+            return target
+        }
         guard let target else {
             task.fail(.notFound("\(task.request.url.absoluteString): no page serves this scheme here"))
             return
         }
-        started = started.filter { $0.value.task != nil }
-        started[ObjectIdentifier(task)] = Started(task: task, handler: target)
         target.start(task)
     }
 
@@ -30,15 +46,17 @@ final class SchemeHandlerSlot: SchemeHandler, @unchecked Sendable {
 
     func stop(_ task: any SchemeTask) {
         // The handler that started the task stops it, even when the slot moved on to another page.
-        guard let entry = started.removeValue(forKey: ObjectIdentifier(task)) else { return }
+        guard let entry = state.withLock({ $0.started.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         entry.handler.stop(task)
     }
 
     /// Detaches from the page: tasks still running are stopped with their handler.
     func clear() {
-        target = nil
-        let running = started
-        started.removeAll()
+        let running = state.withLock { state in
+            state.target = nil
+            defer { state.started.removeAll() }
+            return state.started
+        }
         for (_, entry) in running {
             if let task = entry.task { entry.handler.stop(task) }
         }

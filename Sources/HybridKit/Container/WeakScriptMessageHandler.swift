@@ -1,8 +1,7 @@
 /// What the engine holds instead of a host's handler: the handler weakly, so an engine never keeps its
 /// owner alive (WKUserContentController retains its handlers, which would close a cycle).
-final class WeakScriptMessageHandler: ScriptMessageHandler, @unchecked Sendable {
-    // Set once at creation; read on the engine's executor.
-    private weak var target: (any ScriptMessageHandler)?
+final class WeakScriptMessageHandler: ScriptMessageHandler, Sendable {
+    private weak let target: (any ScriptMessageHandler)?
 
     init(_ target: any ScriptMessageHandler) { self.target = target }
 
