@@ -48,13 +48,32 @@ public final class GTKRuntime: Sendable {
     /// and WebKit keeps its sandbox and hardware rendering. Machines without a display or GPU (CI, tests, the
     /// demo) opt into ``Options/headless``.
     public func start(_ options: Options = Options()) throws(GTKRuntimeError) {
-        let result = outcome.withLock { outcome in
+        if let outcome = outcome.withLock({ $0 }) { return try outcome.get() }
+        if executor.isOnExecutorThread { return try startOnItsThread(options).get() }
+        // Launching needs GTK's thread (gtk_init runs there), so it always happens there: a caller elsewhere waits
+        // for it holding no lock. Launching from the calling thread under a lock deadlocked when a job on GTK's
+        // thread called start() at the same moment: it waited for the lock, the launch waited for GTK's thread.
+        let launched = Mutex<Result<Void, GTKRuntimeError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task { @GTKActor in
+            let result = self.startOnItsThread(options)
+            launched.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        try launched.withLock { $0 ?? .failure(.shutDown) }.get()
+    }
+
+    /// Runs on GTK's thread only, so launches never overlap and never wait for another thread.
+    private func startOnItsThread(_ options: Options) -> Result<Void, GTKRuntimeError> {
+        if let outcome = outcome.withLock({ $0 }) { return outcome }
+        let started = Result { () throws(GTKRuntimeError) in try launch(options) }
+        return outcome.withLock { outcome in
+            // A shutdown that came in meanwhile wins.
             if let outcome { return outcome }
-            let started = Result { () throws(GTKRuntimeError) in try launch(options) }
             outcome = started
             return started
         }
-        try result.get()
     }
 
     /// Stops GTK for the rest of the process, for hosts that want an orderly end before they exit: GTK's thread
@@ -109,18 +128,10 @@ public final class GTKRuntime: Sendable {
     /// A GMainLoop, safe to quit from any thread.
     private struct UncheckedLoop: @unchecked Sendable { let loop: OpaquePointer }
 
-    /// `gtk_init_check` must run on the thread that will run GTK.
+    /// `gtk_init_check` must run on the thread that will run GTK: ``start(_:)`` launches there.
     private func initialiseGTKOnItsThread() -> Bool {
-        if executor.isOnExecutorThread { return gtk_init_check(nil, nil) != 0 }
-        let initialised = Mutex(false)
-        let done = DispatchSemaphore(value: 0)
-        Task { @GTKActor in
-            let ok = gtk_init_check(nil, nil) != 0
-            initialised.withLock { $0 = ok }
-            done.signal()
-        }
-        done.wait()
-        return initialised.withLock { $0 }
+        executor.checkIsolated()
+        return gtk_init_check(nil, nil) != 0
     }
 }
 #endif

@@ -177,8 +177,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 
     public func stop(_ task: any SchemeTask) {
         if let flight = proxied.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) {
-            flight.cancelling?.cancel()
-            flight.end()
+            flight.cancel()
             return
         }
         if let wrapper = attached.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) {
@@ -276,14 +275,13 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             return customScheme + url.absoluteString[colon...]
         }
         let hop = self.hop
-        let headSent = ExecutorFlag()
+        let headSent = HeadSent()
         // In the table before the proxy starts: a proxy may report synchronously, and hops check the table.
-        let flight = ProxyFlight()
-        flight.body = streamed
+        let flight = ProxyFlight(body: streamed)
         proxied.withLock { $0[key] = flight }
         // Hops may run out of order (one Task each): events queue in the order the proxy reported them and every
         // hop delivers all that are queued, so the task sees head, data and end in order.
-        flight.cancelling = proxy.perform(outgoing) { [weak self] event in
+        let cancelling = proxy.perform(outgoing) { [weak self] event in
             flight.pending.withLock { $0.append(event) }
             hop { [weak self] in
                 guard let self else { return }
@@ -299,15 +297,16 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 }
             }
         }
+        flight.track(cancelling)
     }
 
     private func deliver(
-        _ event: ProxyEvent, to task: any SchemeTask, key: ObjectIdentifier, headSent: ExecutorFlag,
+        _ event: ProxyEvent, to task: any SchemeTask, key: ObjectIdentifier, headSent: HeadSent,
         pageURL: @Sendable (URL) -> String
     ) {
         switch event {
         case .response(let head):
-            headSent.value = true
+            headSent.mark()
             task.respond(Self.schemeResponse(for: head, pageURL: pageURL(head.url)))
         case .data(let data):
             task.send(data)
@@ -316,7 +315,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             task.finish()
         case .failed(let error):
             proxied.withLock { $0[key] = nil }
-            if error == .cancelled || headSent.value { return task.fail(.failed(error.description)) }
+            if error == .cancelled || headSent.isMarked { return task.fail(.failed(error.description)) }
             // Before the head: a readable refusal the hook turns into the page's network error.
             reply(task, 502, error.description, headers: ["X-Hybrid-Proxy-Error": "1"])
         }
@@ -419,24 +418,43 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     }
 }
 
-/// A proxied request in flight. Used on the engine's executor only, where start, stop and hops run.
-private final class ProxyFlight: @unchecked Sendable {
-    var cancelling: (any ProxyCancelling)?
-    /// The stored body the proxy streams, released when the request ends however it ends.
-    var body: StoredBody?
+/// A proxied request in flight. Started, stopped and hopped to on the engine's executor; a lock rather than
+/// that promise, so the compiler checks it.
+private final class ProxyFlight: Sendable {
+    private struct State {
+        var cancelling: (any ProxyCancelling)?
+        /// The stored body the proxy streams, released when the request ends however it ends.
+        var body: StoredBody?
+    }
+    private let state: Mutex<State>
     /// Events reported by the proxy (any thread) not yet delivered on the executor.
     let pending = Mutex<[ProxyEvent]>([])
 
+    init(body: StoredBody?) { state = Mutex(State(body: body)) }
+
+    func track(_ cancelling: any ProxyCancelling) { state.withLock { $0.cancelling = cancelling } }
+
     /// The request ended: frees the stored body and lets go of the proxy's handle, which (through its event
     /// callback) refers back to this flight.
-    func end() {
+    func end() { _ = finish() }
+
+    /// The page stopped the request: cancels the proxy's work, then ends.
+    func cancel() { finish()?.cancel() }
+
+    private func finish() -> (any ProxyCancelling)? {
+        let (body, cancelling) = state.withLock { state in
+            defer { state = State() }
+            return (state.body, state.cancelling)
+        }
         body?.release()
-        body = nil
-        cancelling = nil
+        return cancelling
     }
 }
 
-/// A flag read and written on the engine's executor only (hops are serialised there).
-private final class ExecutorFlag: @unchecked Sendable {
-    var value = false
+/// Whether a proxied response's head reached the task (a later failure then fails the task rather than
+/// answering with an error status).
+private final class HeadSent: Sendable {
+    private let sent = Atomic(false)
+    func mark() { sent.store(true, ordering: .relaxed) }
+    var isMarked: Bool { sent.load(ordering: .relaxed) }
 }
