@@ -12,16 +12,17 @@ public enum BridgeRuntimeScript {
         }
     }
 
-    /// The runtime's source files, in the order they are concatenated.
-    static let files = ["bridge", "wvjb", "dsbridge"]
+    /// The runtime's source files (Resources/js/bridge), in the order they are concatenated: each is a section of
+    /// one closure's body, sharing its variables (transport.js says what the sections are).
+    static let files = ["transport", "calls", "streams", "sync", "state", "receive", "api", "wvjb", "dsbridge"]
 
     /// Loaded once: the files are immutable package resources.
     static let sources: Result<[String], LoadError> = {
         var texts: [String] = []
         for name in files {
-            guard let url = PackageResources.url(forResource: name, withExtension: "js", subdirectory: "js"),
+            guard let url = PackageResources.url(forResource: name, withExtension: "js", subdirectory: "js/bridge"),
                 let text = try? String(contentsOf: url, encoding: .utf8)
-            else { return .failure(.missingResource("js/\(name).js")) }
+            else { return .failure(.missingResource("js/bridge/\(name).js")) }
             texts.append(text)
         }
         return .success(texts)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The response headers that tell the hooks which URL finally answered a request native code performed or
-/// re-attached a body to (the engine only knows the URL it asked for). hooks.js reads them for `responseURL`,
-/// `Response.url`, `Response.redirected` and the upload progress the engine fires for a re-sent body, and hides
+/// re-attached a body to (the engine only knows the URL it asked for). The hooks read them for `responseURL`,
+/// `Response.url`, `Response.redirected` and the upload progress the engine fires for a re-sent body, and hide
 /// every `X-Hybrid-*` header from the page.
 enum FinalURLHeaders {
     static let finalURL = "X-Hybrid-Final-URL"

@@ -1,15 +1,39 @@
 import Foundation
 
-/// The request hooks (Resources/js/hooks.js) with a config baked in, as a user script for every frame.
+/// The request hooks (Resources/js/hooks) with a config baked in, as a user script for every frame.
 public enum RequestHooksScript {
     public enum ScriptError: Error, CustomStringConvertible {
         case missingResource
         public var description: String {
-            "HybridKit's resource js/hooks.js is missing: \(PackageResources.shippingAdvice)"
+            "HybridKit's resources js/hooks/*.js are missing: \(PackageResources.shippingAdvice)"
         }
     }
 
-    static let placeholder = "__HYBRID_REQUEST_CONFIG__"
+    /// The hook files (Resources/js/hooks), split by the API they patch and joined here, in this order, into one
+    /// script with one closure: what a file declares is shared with the files after it and never reaches the page.
+    /// The closure files are the body of the outer function, which takes the config; the realm files are the body of
+    /// `install(win, parentPageURL)`, which hooks one realm (core.js says more).
+    static let closureFiles = ["core"]
+    static let realmFiles = ["page", "upload", "xhr", "fetch", "beacon", "form", "frames"]
+
+    /// The files joined into the outer function, all but its config argument; loaded once: the files are immutable
+    /// package resources.
+    static let assembled: String? = {
+        guard let closure = joined(closureFiles), let realm = joined(realmFiles) else { return nil }
+        return "(function (config) {\n\(closure)\nfunction install(win, parentPageURL) {\n\(realm)\n}\n\n"
+            + "install(window, null);\n})"
+    }()
+
+    private static func joined(_ names: [String]) -> String? {
+        var texts: [String] = []
+        for name in names {
+            guard let url = PackageResources.url(forResource: name, withExtension: "js", subdirectory: "js/hooks"),
+                let text = try? String(contentsOf: url, encoding: .utf8)
+            else { return nil }
+            texts.append(text)
+        }
+        return texts.joined(separator: "\n")
+    }
 
     /// The hook source with `config` for pages on `schemes`; `bodyKey` is the handler's
     /// (``InterceptingSchemeHandler/bodyKey``), put on the bodies the hooks vouch for. `channel` is the body
@@ -18,12 +42,9 @@ public enum RequestHooksScript {
         config: InterceptionConfig, schemes: [String], switches: InterceptionSwitches, bodyKey: String,
         channel: String? = nil
     ) throws -> String {
-        guard let url = PackageResources.url(forResource: "hooks", withExtension: "js", subdirectory: "js") else {
-            throw ScriptError.missingResource
-        }
-        let template = try String(contentsOf: url, encoding: .utf8)
-        return template.replacingOccurrences(
-            of: placeholder, with: try configJSON(config, schemes, switches, bodyKey: bodyKey, channel: channel))
+        guard let assembled else { throw ScriptError.missingResource }
+        let argument = try configJSON(config, schemes, switches, bodyKey: bodyKey, channel: channel)
+        return "\(assembled)(\(argument));\n"
     }
 
     public static func userScript(

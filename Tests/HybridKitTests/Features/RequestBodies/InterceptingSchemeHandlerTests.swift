@@ -229,10 +229,19 @@ import Testing
     }
 
     @Test func theHookScriptCarriesTheConfig() throws {
+        let config = InterceptionConfig(rules: [.init(prefix: "hybrid://a.test/</script>", strategy: .fullProxy)])
+        let switches = InterceptionSwitches()
+        let key = "0123456789abcdef0123456789abcdef"
         let source = try RequestHooksScript.source(
-            config: InterceptionConfig(rules: [.init(prefix: "hybrid://a.test/</script>", strategy: .fullProxy)]),
-            schemes: ["HYBRID"], switches: InterceptionSwitches(), bodyKey: "0123456789abcdef0123456789abcdef")
-        #expect(!source.contains(RequestHooksScript.placeholder))
+            config: config, schemes: ["HYBRID"], switches: switches, bodyKey: key)
+        // One closure over the joined hook files, called with the config (whose key order may differ between runs).
+        let call = "install(window, null);\n})("
+        #expect(source.hasPrefix("(function (config) {\n"))
+        #expect(source.hasSuffix(");\n"))
+        let argument = try #require(source.range(of: call, options: .backwards)).upperBound
+        let passed = try JSONSerialization.jsonObject(with: Data(source[argument...].dropLast(3).utf8)) as? NSDictionary
+        let json = try RequestHooksScript.configJSON(config, ["HYBRID"], switches, bodyKey: key)
+        #expect(passed == (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? NSDictionary))
         #expect(source.contains(#""bodyKey":"0123456789abcdef0123456789abcdef""#))
         #expect(source.contains(#""schemes":["hybrid"]"#))
         #expect(!source.contains("</script>"))

@@ -9,6 +9,10 @@
 // first scripts run, so `setupWebViewJavascriptBridge` queues its callback; the bridge appears once the
 // document is parsed, and the queued callbacks run then, asynchronously. (Running them at once, while the
 // page's script is still being parsed, runs them before the elements that follow that script exist.)
+//
+// Part of the bridge runtime's closure: see transport.js for how BridgeRuntimeScript joins js/bridge. Not a script
+// on its own; it uses from the shared scope:
+//   `config`; the page's `window.hybrid`, which api.js defined (frozen, so the page cannot replace it).
 if (!('WebViewJavascriptBridge' in window)) {
   const wvjb = Object.freeze({
     registerHandler(name, handler) {

@@ -13,6 +13,11 @@
 // Names map to modules by namespace: 'echo.syn' is method `syn` of module `echo`, 'a.b.method' is `method` of
 // module `a.b`, and a name without a namespace is a method of config.dsbridgeModule. The '_dsb' namespace is
 // DSBridge's own (dsinit, hasNativeMethod, disableJavascriptDialogBlock, closePage, returnValue).
+//
+// Part of the bridge runtime's closure: see transport.js for how BridgeRuntimeScript joins js/bridge. Not a script
+// on its own; it uses from the shared scope:
+//   `config`; from transport.js parseJSON, stringify, applyFunction; from sync.js callSync, has; from streams.js
+//   openStream; from receive.js handlerFallback, which it sets.
 if (config.dsbridge && !('dsBridge' in window) && !('_dsf' in window)) {
   const dsModule = config.dsbridgeModule;
 
