@@ -74,7 +74,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            resources: [.copy("Resources/js"), .copy("Resources/types")]
+            // Each capability's page runtime, beside its Swift (see ARCHITECTURE.md).
+            resources: [
+                .copy("Bridge/BridgeRuntime"), .copy("Bridge/Types"), .copy("RequestBodies/HooksRuntime"),
+                .copy("Cookies/CookieRuntime"), .copy("Packages/PackagesRuntime"),
+            ]
         ),
         // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore) and the engine conformance suite
         // every adapter runs. Engine-free like HybridKit: an adapter's tests bring the engine.
@@ -218,7 +222,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             // Pages type-checked against hybrid.d.ts with tsc (TypeDeclarationsTests), not resources.
-            exclude: ["TypeScript"]
+            exclude: ["Bridge/TypeScript"]
         ),
         .testTarget(
             name: "HybridKitGTKTests",

@@ -4,7 +4,7 @@
 # The Swift toolchain (6.x) is expected on PATH. Safe to run again; needs root (or sudo).
 set -euo pipefail
 
-# node-typescript: tsc, which the tests use to type-check Sources/HybridKit/Resources/types/hybrid.d.ts.
+# node-typescript: tsc, which the tests use to type-check Sources/HybridKit/Bridge/Types/hybrid.d.ts.
 # nginx: the static server the release-channel tests serve `hybrid publish` output with (started as the test user).
 packages=(libwebkit2gtk-4.1-dev xvfb xauth pkg-config unzip node-typescript nginx)
 missing=()

@@ -27,7 +27,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("app-without-resources")
-        try FileManager.default.copyItem(atPath: executable, toPath: copy.path)
+        try Self.copyExecutable(from: URL(fileURLWithPath: executable), to: copy)
         var environment = ProcessInfo.processInfo.environment
         environment["HYBRIDKIT_CHILD_WITHOUT_RESOURCES"] = "1"
         let result = try await ChildProcess.run(
@@ -41,6 +41,17 @@ import Testing
         #expect(result.exitStatus == 0, "the copy without bundles: \(output.suffix(3000))")
         #expect(output.contains("withoutItsBundlesAnAppGetsTypedErrorsNotACrash"), "the copy ran the checks")
         #expect(!output.contains("could not load resource bundle"), "\(output.suffix(3000))")
+    }
+
+    /// Copies through a descriptor opened close-on-exec: a child another test spawns meanwhile must not inherit
+    /// a write descriptor of the copy, or running the copy fails with ETXTBSY for as long as that child lives.
+    static func copyExecutable(from source: URL, to destination: URL) throws {
+        let bytes = try Data(contentsOf: source)
+        let descriptor = open(destination.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(descriptor) }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
     }
 
     /// In the copy: no bundle is found, and every place that needs one says what to ship.

@@ -12,7 +12,7 @@ public enum BridgeRuntimeScript {
         }
     }
 
-    /// The runtime's source files (Resources/js/bridge), in the order they are concatenated: each is a section of
+    /// The runtime's source files (Bridge/BridgeRuntime), in the order they are concatenated: each is a section of
     /// one closure's body, sharing its variables (transport.js says what the sections are).
     static let files = ["transport", "calls", "streams", "sync", "state", "receive", "api", "wvjb", "dsbridge"]
 
@@ -20,9 +20,9 @@ public enum BridgeRuntimeScript {
     static let sources: Result<[String], LoadError> = {
         var texts: [String] = []
         for name in files {
-            guard let url = PackageResources.url(forResource: name, withExtension: "js", subdirectory: "js/bridge"),
+            guard let url = PackageResources.url(forResource: name, withExtension: "js", subdirectory: "BridgeRuntime"),
                 let text = try? String(contentsOf: url, encoding: .utf8)
-            else { return .failure(.missingResource("js/bridge/\(name).js")) }
+            else { return .failure(.missingResource("BridgeRuntime/\(name).js")) }
             texts.append(text)
         }
         return .success(texts)
@@ -30,7 +30,7 @@ public enum BridgeRuntimeScript {
 
     /// The TypeScript declarations for page authors (`hybrid.d.ts`).
     public static var typeDeclarationsURL: URL? {
-        PackageResources.url(forResource: "hybrid", withExtension: "d.ts", subdirectory: "types")
+        PackageResources.url(forResource: "hybrid", withExtension: "d.ts", subdirectory: "Types")
     }
 
     /// The complete script for one bridge. `relaySecret` authenticates events relayed to subframes;

@@ -47,7 +47,7 @@ extension RecordingReply {
     }
 }
 
-/// Builds page messages the way the bridge runtime (Resources/js/bridge) does.
+/// Builds page messages the way the bridge runtime (Bridge/BridgeRuntime) does.
 enum PageMessage {
     static let token = "0123456789abcdef"
 

@@ -1,0 +1,161 @@
+// HybridKit request hooks: request bodies. Serialising a body as the engine would, uploading it in chunks to the
+// body store or in one piece over the body channel, discarding it, and the proxy descriptor header.
+// Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
+// joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
+//   `win`, `config`; from core.js P, TYPE_HEADER, BODY_HEADER, KEY_HEADER, BODY_KEY, tagOf, ownBytes, bare, HookError,
+//   ChannelUnreachable; from page.js pageURL, reserved, keyed, keyedFetch.
+
+// The bytes and default Content-Type the engine itself would send for `body` (the engine serialises
+// FormData, so multipart boundaries match the Content-Type).
+async function serialize(body, kind) {
+  if (kind === 'none') return { blob: null, type: null };
+  if (kind === 'blob') return { blob: body, type: body.type || null };
+  if (kind === 'stream') {
+    const parts = [];
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(typeof value === 'string' ? value : new Uint8Array(value.buffer || value, value.byteOffset || 0, value.byteLength));
+    }
+    return { blob: new win.Blob(parts), type: null };
+  }
+  if (kind === 'document') {
+    const text = new win.XMLSerializer().serializeToString(body);
+    const html = tagOf(body) === '[object HTMLDocument]';
+    return { blob: new win.Blob([text]), type: html ? 'text/html;charset=UTF-8' : 'application/xml;charset=UTF-8' };
+  }
+  if (kind === 'formdata') return multipart(body);
+  if (kind === 'other') body = String(body);
+  const request = new win.Request(pageURL, { method: 'POST', body });
+  return { blob: await request.blob(), type: request.headers.get('Content-Type') };
+}
+
+// multipart/form-data as the engine writes it (WebKit cannot hand back a FormData body holding files as a
+// Blob): parts reference the Files, so nothing is copied until the upload reads a chunk.
+function multipart(form) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  const random = new Uint8Array(16);
+  win.crypto.getRandomValues(random);
+  const boundary = '----WebKitFormBoundary' + Array.from(random, (b) => alphabet[b % alphabet.length]).join('');
+  const quote = (text) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  const parts = [];
+  for (const [name, value] of form) {
+    let head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(name) + '"';
+    if (typeof value === 'string') {
+      parts.push(head + '\r\n\r\n', value, '\r\n');
+    } else {
+      head += '; filename="' + quote(value.name) + '"\r\nContent-Type: ' + (value.type || 'application/octet-stream');
+      parts.push(head + '\r\n\r\n', value, '\r\n');
+    }
+  }
+  parts.push('--' + boundary + '--\r\n');
+  return { blob: new win.Blob(parts), type: 'multipart/form-data; boundary=' + boundary };
+}
+
+// Uploads `blob` in chunks; returns the body id. The first chunk creates the body and names its id (`onID(id)`
+// right then, before the rest is up); the others go up to `config.uploadsInFlight` at a time, each at its
+// offset (the store takes them in any order). `onProgress(loaded, total)` as chunks complete; `loaded` grows.
+async function upload(blob, type, signal, onProgress, onID) {
+  const size = P.blobSize(blob);
+  const step = config.chunkBytes;
+  // One failed chunk stops the others.
+  const stop = new win.AbortController();
+  const forward = () => stop.abort(signal.reason);
+  if (signal) {
+    if (signal.aborted) forward();
+    else signal.addEventListener('abort', forward, { once: true });
+  }
+  const post = async (url, offset, end, headers) => {
+    // Bytes the hooks own: `blob` may be the page's, with its methods replaced.
+    const bytes = end > offset ? ownBytes(await P.blobBytes(P.blobSlice(blob, offset, end)), end - offset)
+      : new P.U8(0);
+    const response = await keyedFetch(url, bare({
+      method: 'POST', body: bytes, headers: keyed(headers), signal: stop.signal, cache: 'no-store',
+    }));
+    const answer = await response.json().catch(() => ({}));
+    if (!response.ok) throw new HookError(answer.error || 'body upload failed with status ' + response.status);
+    return { answer, length: end - offset };
+  };
+  try {
+    // With the body channel the first request only reserves the body (size, type, origin); the bytes follow
+    // in one upload the engine makes itself.
+    const viaChannel = !!config.channel && size > 0;
+    const first = await post(reserved('body?size=' + size), 0, viaChannel ? 0 : Math.min(size, step),
+      type ? { [TYPE_HEADER]: type } : {});
+    const id = first.answer.id;
+    onID(id);
+    let loaded = first.length;
+    if (loaded > 0) onProgress(loaded, size);
+    if (viaChannel) {
+      try {
+        await sendOverChannel(blob, id, stop.signal, onProgress);
+        return id;
+      } catch (error) {
+        // Unreachable (not listening, suspended app): the same body in slices, as if there were no channel.
+        if (!(error instanceof ChannelUnreachable) || stop.signal.aborted) throw error;
+      }
+    }
+    let next = loaded;
+    const worker = async () => {
+      while (next < size) {
+        const offset = next;
+        const end = Math.min(size, offset + step);
+        next = end;
+        const done = await post(reserved('body/' + id + '?offset=' + offset), offset, end, {});
+        loaded += done.length;
+        onProgress(loaded, size);
+      }
+    };
+    const workers = [];
+    for (let i = 0; i < Math.max(1, config.uploadsInFlight || 1); i++) workers.push(worker());
+    await Promise.all(workers);
+    return id;
+  } catch (error) {
+    stop.abort();
+    throw error;
+  } finally {
+    if (signal) signal.removeEventListener('abort', forward);
+  }
+}
+
+// Sends the whole `blob` to the body channel with the engine's own XHR: its network process reads the Blob where
+// the bytes are and streams them to native, which stores them as they arrive. The key goes in a header (request
+// headers are invisible to page scripts; a URL is not: resource timing lists it), so does the id. Rejects with
+// ChannelUnreachable when no answer came (refused connection, CORS refusal), with HookError when native refused.
+function sendOverChannel(blob, id, signal, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new P.XHR();
+    // One URL for every body, so the engine keeps the CORS preflight's answer instead of asking each time.
+    P.open(xhr, 'POST', config.channel + '/body');
+    P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
+    P.setRequestHeader(xhr, BODY_HEADER, id);
+    const abort = () => P.abort(xhr);
+    if (P.aborted(signal)) return reject(signal.reason);
+    P.listen(signal, 'abort', abort, { once: true });
+    const size = P.blobSize(blob);
+    P.listen(P.upload(xhr), 'progress', (event) => { if (event.loaded > 0) onProgress(event.loaded, size); });
+    P.listen(xhr, 'loadend', () => {
+      P.unlisten(signal, 'abort', abort);
+      const status = P.status(xhr);
+      if (status === 200) return resolve();
+      if (status === 0) return reject(P.aborted(signal) ? signal.reason : new ChannelUnreachable());
+      let answer = {};
+      try { answer = P.parseJSON(P.responseText(xhr)); } catch (e) { /* no JSON: the status says it */ }
+      reject(new HookError(answer.error || 'body upload failed with status ' + status));
+    });
+    P.send(xhr, blob);
+  });
+}
+
+function discard(id) {
+  // Keyed: native refuses a DELETE without the key unread, like any request that may carry a body.
+  if (id) {
+    keyedFetch(reserved('body/' + id), bare({ method: 'DELETE', headers: keyed(), cache: 'no-store' }))
+      .catch(() => {});
+  }
+}
+
+function descriptorHeader(descriptor) {
+  return encodeURIComponent(JSON.stringify(descriptor));
+}
