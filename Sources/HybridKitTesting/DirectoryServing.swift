@@ -1,8 +1,8 @@
-#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
-/// A page feature serving a directory under a custom scheme: the demo and test pages in a container.
+/// A page feature serving the files of a directory under a custom scheme (`app://…` by default) through a
+/// ``DirectorySchemeHandler``: fixture pages in a container under test, without packing and signing a package.
 public struct DirectoryServing: PageFeature {
     public let scheme: String
     public let root: URL
@@ -11,9 +11,6 @@ public struct DirectoryServing: PageFeature {
         self.scheme = scheme
         self.root = root
     }
-
-    /// The tour pages under `app://demo/`; nil when the bundle lost them.
-    public static var tourPages: DirectoryServing? { TourPages.directory.map { DirectoryServing(root: $0) } }
 
     public func share(into assembly: inout PageAssembly) throws {
         assembly.services.servedSchemes.insert(scheme.lowercased())
@@ -25,4 +22,3 @@ public struct DirectoryServing: PageFeature {
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? { nil }
 }
-#endif
