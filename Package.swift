@@ -265,6 +265,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The telemetry test records which log labels spoke.
                 .product(name: "Logging", package: "swift-log"),
+                // HybridDemo: the tour, its rigs and the test pages; HybridBench: the benchmarks' own judges and
+                // ProcessMemory; HybridTestServers: loopback origins and the request-bodies conformance suite.
             ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridDemo") + linuxOnly("HybridBench")
                 + linuxOnly("HybridTestServers"),
             swiftSettings: appleLayoutSettings

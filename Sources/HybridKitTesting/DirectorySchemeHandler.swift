@@ -7,6 +7,7 @@ import HybridKit
 public final class DirectorySchemeHandler: SchemeHandler {
     private let root: URL
 
+    /// Serves the files under `root`; the host of a request's URL is ignored.
     public init(root: URL) {
         self.root = root.standardizedFileURL
     }
