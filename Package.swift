@@ -1,10 +1,10 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// WebKitGTK exists on Linux only. Everything bound to it (the GTK adapter, the tour, `hybrid demo`/`bench`/`run`, the
-// integration tests) is reached only through dependencies conditioned on Linux, and its code sits in
-// `#if canImport(CWebKitGTK)`, which holds exactly where such a dependency brings WebKitGTK's C module in. On a Mac
-// those targets build empty, and the products an iOS app uses never reach them.
+// WebKitGTK exists on Linux only. Everything bound to it (the GTK adapter, the demo, the benchmarks, the test servers,
+// `hybrid demo`/`bench`/`run`, the integration tests) is reached only through dependencies conditioned on Linux, and
+// its code sits in `#if canImport(CWebKitGTK)`, which holds exactly where such a dependency brings WebKitGTK's C
+// module in. On a Mac those targets build empty, and the products an iOS app uses never reach them.
 //
 // HYBRIDKIT_APPLE_LAYOUT=1 lays the package out here as a Mac sees it (the Linux-conditioned dependencies dropped,
 // no pkg-config): scripts/check-apple-layout.sh builds that, so CI on Linux catches a Mac build broken by GTK code.
@@ -80,8 +80,9 @@ let package = Package(
                 .copy("Cookies/CookieRuntime"), .copy("Packages/PackagesRuntime"),
             ]
         ),
-        // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore) and the engine conformance suite
-        // every adapter runs. Engine-free like HybridKit: an adapter's tests bring the engine.
+        // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore), a directory of fixture pages served
+        // under a custom scheme (DirectoryServing), and the engine conformance suite every adapter runs. Engine-free
+        // like HybridKit: an adapter's tests bring the engine.
         .target(name: "HybridKitTesting", dependencies: ["HybridKit"]),
         // WebKitGTK's C API, through pkg-config (Linux only: see webKitGTKPkgConfig).
         .systemLibrary(
@@ -164,18 +165,49 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Demo pages, the test HTTP server and the benchmark harness shared by the CLI and the tests.
+        // The demo behind `hybrid demo`: the bridge tour page and each container capability driven from native
+        // code, with the pages it loads (and the `test/` pages the integration tests load beside them). A tool:
+        // `hybrid` and the WebKitGTK tests depend on it, no library product does.
         .target(
-            name: "HybridTour",
+            name: "HybridDemo",
             dependencies: [
-                "HybridKit", "HybridNetwork",
+                "HybridKit", "HybridNetwork", "HybridPackages", "HybridCookies",
+                // DirectoryServing: the pages under `app://demo/`.
+                "HybridKitTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTestServers"),
+            resources: [.copy("Pages")]
+        ),
+        // The benchmarks behind `hybrid bench …`, with the pages they load. A tool like the demo: `hybrid` and the
+        // tests of its judges depend on it, no library product does.
+        .target(
+            name: "HybridBench",
+            dependencies: [
+                "HybridKit", "HybridNetwork", "HybridPackages", "HybridCookies",
+                // DirectorySchemeHandler and DirectoryServing: the bench pages under `app://`.
+                "HybridKitTesting",
                 // `hybrid bench updates` reads the stored size of each entry of a diff package.
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTestServers"),
+            resources: [.copy("Pages")]
+        ),
+        // The repository's test servers and judges, shared by the WebKitGTK and stand-in tests and reused by the
+        // demo and the benchmarks: the loopback HTTP server (Hummingbird, which HybridKitTesting does not bring),
+        // the body echo routes, and the request-bodies conformance lab and judge with their pages. Bound to
+        // WebKitGTK (the lab drives a GTKWebView), so reached only through linuxOnly like the demo.
+        .target(
+            name: "HybridTestServers",
+            dependencies: [
+                "HybridKit", "HybridNetwork", "HybridPackages",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // So the loopback servers shut down gracefully.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                // The body echo's SHA-256 of what arrived.
+                .product(name: "Crypto", package: "swift-crypto"),
             ] + linuxOnly("HybridKitGTK"),
+            path: "Tests/HybridTestServers",
             resources: [.copy("Pages")]
         ),
         // The commands that need no web view (pack, verify, diff, serve, config, cookies, keygen), shared by both
@@ -195,7 +227,7 @@ let package = Package(
                 "HybridKit", "HybridTools", "HybridNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour"),
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridDemo") + linuxOnly("HybridBench"),
             swiftSettings: appleLayoutSettings
         ),
         .executableTarget(
@@ -237,7 +269,10 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The telemetry test records which log labels spoke.
                 .product(name: "Logging", package: "swift-log"),
-            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour"),
+                // HybridDemo: the tour, its rigs and the test pages; HybridBench: the benchmarks' own judges and
+                // ProcessMemory; HybridTestServers: loopback origins and the request-bodies conformance suite.
+            ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridDemo") + linuxOnly("HybridBench")
+                + linuxOnly("HybridTestServers"),
             swiftSettings: appleLayoutSettings
         ),
         // HybridKitWK on Linux (stand-in over WebKitGTK); on a Mac, WKWebViewHostTests run against the real WKWebView.
@@ -247,7 +282,9 @@ let package = Package(
                 "HybridKit", "HybridKitWK",
                 // The engine conformance suite, run through the adapter.
                 "HybridKitTesting",
-            ] + linuxOnly("WebKitStandIn") + linuxOnly("HybridKitGTK") + linuxOnly("HybridTour")
+                // HybridDemo: PageEvents and the test pages; HybridTestServers: loopback origins and the body echo.
+            ] + linuxOnly("WebKitStandIn") + linuxOnly("HybridKitGTK") + linuxOnly("HybridDemo")
+                + linuxOnly("HybridTestServers")
         ),
         .testTarget(
             name: "HybridCookiesTests", dependencies: ["HybridTestSupport", "HybridCookies", "cookie-writer", "hybrid"]),

@@ -4,13 +4,13 @@
 # We cannot run a Mac here, so this lays the package out as a Mac sees it (HYBRIDKIT_APPLE_LAYOUT=1: Package.swift
 # drops the `.when(platforms: [.linux])` dependencies and names no pkg-config package) and checks four things:
 #
-#   1. sources: every import of CWebKitGTK, HybridKitGTK, HybridTour or WebKitStandIn in Sources/, Tests/ and
-#      Plugins/ sits inside `#if os(Linux)` or `#if canImport(CWebKitGTK)` (not in an `||`, not in an `#else`);
-#      this covers HybridKitWK and its tests, which need Apple's WebKit and so cannot be built here;
+#   1. sources: every import of CWebKitGTK, HybridKitGTK, HybridDemo, HybridBench, HybridTestServers or WebKitStandIn
+#      in Sources/, Tests/ and Plugins/ sits inside `#if os(Linux)` or `#if canImport(CWebKitGTK)` (not in an `||`,
+#      not in an `#else`); this covers HybridKitWK and its tests, which need Apple's WebKit and so cannot be built here;
 #   2. manifest: in that layout no target depends on a WebKitGTK-bound target and no pkg-config name is left;
-#   3. build: `hybrid`, the GTK adapter (with its extension plugin), the tour, gtk-exit-child and the WebKitGTK tests
-#      build in that layout, in their own scratch path (.build-apple), with a pkg-config that records its calls;
-#      none may be about WebKitGTK;
+#   3. build: `hybrid`, the GTK adapter (with its extension plugin), the demo, the benchmarks, the test servers,
+#      gtk-exit-child and the WebKitGTK tests build in that layout, in their own scratch path (.build-apple), with a
+#      pkg-config that records its calls; none may be about WebKitGTK;
 #   4. behaviour: that `hybrid` keeps the package commands and refuses demo, bench and run with a message naming
 #      Linux.
 #
@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=.build-apple
-bound='CWebKitGTK|HybridKitGTK|HybridTour|WebKitStandIn'
+bound='CWebKitGTK|HybridKitGTK|HybridDemo|HybridBench|HybridTestServers|WebKitStandIn'
 
 # Prints `file:line: import M` for each import of a WebKitGTK-bound module outside a Linux-only condition.
 # A branch counts as Linux-only when its condition is `os(Linux)` or `canImport(CWebKitGTK)`, alone or joined
@@ -63,11 +63,11 @@ scan_self_test() {
     printf 'import Foundation\nimport HybridKitGTK\n' > "$dir/bad-top-level.swift"
     printf '#if canImport(WebKit) || os(Linux)\n    import WebKitStandIn\n#endif\n' > "$dir/bad-or.swift"
     printf '#if os(Linux)\n    import Foundation\n#else\n    @testable import CWebKitGTK\n#endif\n' > "$dir/bad-else.swift"
-    printf '#if !os(Linux)\nimport struct HybridTour.BridgeTour\n#endif\n' > "$dir/bad-negated.swift"
+    printf '#if !os(Linux)\nimport struct HybridDemo.BridgeTour\n#endif\n' > "$dir/bad-negated.swift"
     printf '#if os(Linux)\n#endif\n@preconcurrency import HybridKitGTK\n' > "$dir/bad-after-endif.swift"
     printf '#if os(Linux)\n    import WebKitStandIn\n#else\n    import WebKit\n#endif\n' > "$dir/good-stand-in.swift"
-    printf '#if canImport(CWebKitGTK)  // why\nimport HybridKitGTK\n@testable import HybridTour\n#endif\n' \
-        > "$dir/good-gtk.swift"
+    printf '#if canImport(CWebKitGTK)  // why\nimport HybridKitGTK\n@testable import HybridDemo\n%s\n#endif\n' \
+        'import HybridTestServers' > "$dir/good-gtk.swift"
     printf '#if canImport(WebKit) || os(Linux)\n    #if os(Linux)\n        import WebKitStandIn\n    #endif\n#endif\n' \
         > "$dir/good-nested.swift"
     printf '#if os(Linux) && !HYBRIDKIT_APPLE_LAYOUT\nimport CWebKitGTK\n#endif\nimport HybridKitGTKExtras\n' \
@@ -127,7 +127,7 @@ build_layout() {
     "${build[@]}" --product hybrid
     # `swift build` on a Mac builds every target, these too, though nothing there depends on them: they must build
     # (empty), and the GTK adapter's extension plugin must build nothing.
-    for target in HybridKitGTK HybridTour gtk-exit-child HybridKitGTKTests; do
+    for target in HybridKitGTK HybridDemo HybridBench HybridTestServers gtk-exit-child HybridKitGTKTests; do
         "${build[@]}" --target "$target"
     done
     if grep -qi 'webkit' "$shim/calls" 2>/dev/null; then

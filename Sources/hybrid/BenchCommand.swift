@@ -2,7 +2,7 @@
 import ArgumentParser
 import Foundation
 import HybridTools
-import HybridTour
+import HybridBench
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

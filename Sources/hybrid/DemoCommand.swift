@@ -1,9 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import ArgumentParser
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridTools
-import HybridTour
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

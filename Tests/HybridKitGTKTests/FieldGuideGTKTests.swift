@@ -2,7 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// The rest of the field guide (seeds 000, 002, 004) in real WebKitGTK against a loopback server.

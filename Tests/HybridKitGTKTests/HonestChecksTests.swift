@@ -1,8 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+@testable import HybridBench
 import HybridKit
 import HybridKitGTK
-@testable import HybridTour
+@testable import HybridTestServers
 import Testing
 
 /// The harness's own judges must not report what they did not see: a skipped case is not a pass, a case whose

@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
+import HybridTestServers
 import HybridTestSupport
-import HybridTour
 import Testing
 
 /// `hybrid run`, as a person runs it: the built executable against a fixture app (a directory, a signed

@@ -1,8 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridKitGTK
-import HybridTour
+import HybridKitTesting
 import Testing
 
 /// A real web view with a bridge, serving the tour pages under `app://demo/`.

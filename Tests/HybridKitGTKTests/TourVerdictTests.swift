@@ -4,7 +4,7 @@ import HybridKitGTK
 import HybridTestSupport
 import Testing
 
-@testable import HybridTour
+@testable import HybridDemo
 
 /// A tour must be able to fail as a whole: a page that stops halfway, or that counts failures of its own, fails
 /// the tour even when every line it recorded passed — in the recorder, in ``BridgeTour`` and in `hybrid demo`.

@@ -4,7 +4,7 @@ import HybridKit
 import HybridKitGTK
 import HybridKitTesting
 import HybridKitWK
-import HybridTour
+import HybridTestServers
 import Testing
 import WebKitStandIn
 

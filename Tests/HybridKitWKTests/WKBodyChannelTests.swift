@@ -5,7 +5,7 @@ import HybridKitGTK
 import HybridKitWK
 import HybridNetwork
 import HybridPackages
-import HybridTour
+import HybridTestServers
 import Testing
 import WebKitStandIn
 
@@ -21,7 +21,7 @@ import WebKitStandIn
             makeEngine: { settings in
                 GTKWebView.makeOnGTKThread(configuration: GTKWebView.Configuration(settings: settings))
             })
-        let pages = try #require(TourPages.directory)
+        let pages = try #require(BodiesPages.directory)
         let server = try await LoopbackServer.start(serving: pages) { router in BodyEcho.addRoutes(to: router) }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("wk-channel-\(UUID().uuidString)")
         let channel = try LoopbackBodyChannel.start()

@@ -3,10 +3,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HybridDemo
 import HybridKit
 import HybridKitGTK
+import HybridKitTesting
 import HybridKitWK
-import HybridTour
 import Testing
 import WebKitStandIn
 

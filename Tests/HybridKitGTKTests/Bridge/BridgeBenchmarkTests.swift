@@ -1,7 +1,7 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridBench
 import HybridKitGTK
-import HybridTour
 import Testing
 
 /// `hybrid bench bridge`, small: every figure is timed natively.

@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridBench
 import HybridKit
 import HybridKitGTK
-import HybridTour
 import Testing
 
 /// A flood of 100,000 calls in the real engine: every call settles (answered, or refused by the pending-call

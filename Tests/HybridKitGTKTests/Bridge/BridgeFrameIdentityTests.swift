@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridKitGTK
-import HybridTour
 import Testing
 
 /// Which frame is calling, and who may answer native: identity is the frame's security origin as the engine

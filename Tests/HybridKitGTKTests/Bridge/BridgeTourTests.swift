@@ -3,7 +3,7 @@ import Foundation
 import HybridKitGTK
 import Testing
 
-@testable import HybridTour
+@testable import HybridDemo
 
 /// The demo's tour, run in the real engine: every capability line must pass.
 @Suite(.serialized) struct BridgeTourTests {

@@ -2,7 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// A page that replaces every built-in the request hooks could touch, after they ran, in real WebKitGTK.

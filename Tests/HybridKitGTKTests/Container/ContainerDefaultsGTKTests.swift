@@ -1,8 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
-import HybridKitGTK
-import HybridTour
 import Hummingbird
+import HybridDemo
+import HybridKitGTK
+import HybridTestServers
 import Testing
 
 /// The defaults of a container serving packages, in real WebKitGTK: a File upload works with no feature listed,

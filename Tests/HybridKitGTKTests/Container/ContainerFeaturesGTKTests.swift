@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridKitGTK
-import HybridTour
 import Testing
 
 /// The features wired together in one container, in real WebKitGTK: a package page whose ajax goes through the

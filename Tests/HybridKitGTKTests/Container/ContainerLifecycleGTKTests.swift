@@ -1,9 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridBench
 import HybridKit
 import HybridKitGTK
 import HybridPackages
-import HybridTour
 import Testing
 
 /// Containers leave nothing behind: 200 create/destroy cycles in real WebKitGTK.

@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridKitGTK
-import HybridTour
 import Testing
 
 /// A host learns that its page loaded, failed or came back by awaiting it, in real WebKitGTK: no polling.

@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridKitGTK
-import HybridTour
 import Testing
 
 /// White-screen recovery in real WebKitGTK: the web process is really terminated, the page really comes back.

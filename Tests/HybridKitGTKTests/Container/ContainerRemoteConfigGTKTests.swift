@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridKitGTK
-import HybridTour
 import Testing
 
 /// A signed remote configuration applied to a live container in real WebKitGTK: the degrade list moves a

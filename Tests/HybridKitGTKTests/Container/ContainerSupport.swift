@@ -1,8 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridDemo
 import HybridKit
 import HybridKitGTK
-import HybridTour
+import HybridKitTesting
 import Testing
 
 /// The tests listen to pages the way the demo does.

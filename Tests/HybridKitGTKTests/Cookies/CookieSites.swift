@@ -1,7 +1,7 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
-import HybridTour
 import Hummingbird
+import HybridTestServers
 import Synchronization
 
 /// Two loopback sites for the cookie tests — 127.0.0.1 and 127.0.0.2, two hosts as far as cookies go — with the

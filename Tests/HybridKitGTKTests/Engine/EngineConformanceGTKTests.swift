@@ -3,7 +3,7 @@ import Foundation
 import HybridKit
 import HybridKitGTK
 import HybridKitTesting
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// WebKitGTK against the port: every case of HybridKitTesting's engine conformance suite.

@@ -1,10 +1,10 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import Hummingbird
 import HybridKit
 import HybridKitGTK
 import HybridPackages
-import HybridTour
-import Hummingbird
+import HybridTestServers
 import Testing
 
 /// A main document whose network fallback answers 302, in real WebKitGTK: the view ends at the final URL.

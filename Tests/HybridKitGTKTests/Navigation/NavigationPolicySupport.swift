@@ -1,9 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import Hummingbird
 import HybridKit
 import HybridKitGTK
-import HybridTour
-import Hummingbird
+import HybridTestServers
 import Synchronization
 import Testing
 

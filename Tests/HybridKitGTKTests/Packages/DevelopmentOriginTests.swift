@@ -1,8 +1,8 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
-import HybridKit
-import HybridTour
 import Hummingbird
+import HybridKit
+import HybridTestServers
 import Synchronization
 import Testing
 

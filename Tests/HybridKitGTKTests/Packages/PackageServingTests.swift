@@ -3,7 +3,7 @@ import Foundation
 import HybridKit
 import HybridKitGTK
 import HybridPackages
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// An offline package served to real WebKitGTK through `PackageSchemeHandler`, with a miss that falls back to a

@@ -2,7 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// Body by id streams its second leg: the hook sends the tagged request as soon as the first chunk named the id, the

@@ -3,8 +3,8 @@ import Foundation
 import HybridKit
 import HybridKitGTK
 import HybridNetwork
+import HybridTestServers
 import HybridTestSupport
-import HybridTour
 import Testing
 
 /// The body channel in real WebKitGTK: the hooks send Blob, File, FormData-with-file and stream bodies to a loopback

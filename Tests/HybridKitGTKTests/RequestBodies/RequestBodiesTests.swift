@@ -1,9 +1,10 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import HybridBench
 import HybridKit
 import HybridKitGTK
 import HybridNetwork
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// The request hooks in real WebKitGTK against a loopback echo server: every body type through XHR and fetch,

@@ -2,7 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// Full proxy streams a stored body while the page is still uploading it (chunks several at a time, in any order):

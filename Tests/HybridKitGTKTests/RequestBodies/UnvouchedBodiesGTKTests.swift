@@ -2,7 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
-import HybridTour
+import HybridTestServers
 import Testing
 
 /// Bodies sent to the custom scheme around the hooks, in real WebKitGTK. Reading a Blob-backed body there crashes

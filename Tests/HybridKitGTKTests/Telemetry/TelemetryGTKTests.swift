@@ -4,11 +4,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import HybridKit
 import HybridCookies
+import HybridDemo
+import HybridKit
 import HybridKitGTK
 import HybridTestSupport
-import HybridTour
 import Testing
 
 /// Every metric and log label the Telemetry article (Sources/HybridKit/HybridKit.docc/Telemetry.md) names is

@@ -1,13 +1,13 @@
-#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
 /// Serves the files of one directory under a custom scheme (`app://demo/bridge/index.html`).
-/// A stand-in for the offline-package handler: just enough for the demo pages, with the one check that
-/// must never be missing — no path may leave the directory.
+/// A stand-in for the offline-package handler in tests (and the repository's demo and benchmarks): just enough to
+/// serve fixture pages, with the one check that must never be missing — no path may leave the directory.
 public final class DirectorySchemeHandler: SchemeHandler {
     private let root: URL
 
+    /// Serves the files under `root`; the host of a request's URL is ignored.
     public init(root: URL) {
         self.root = root.standardizedFileURL
     }
@@ -40,4 +40,3 @@ public final class DirectorySchemeHandler: SchemeHandler {
         }
     }
 }
-#endif

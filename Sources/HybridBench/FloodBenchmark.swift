@@ -2,6 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridKitTesting
 
 /// `hybrid bench flood`: what a flood of calls from one view costs every other view of the app.
 ///
@@ -26,8 +27,8 @@ public enum FloodBenchmark {
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
         try GTKRuntime.shared.start(.headless)
-        guard let pages = TourPages.directory, let url = URL(string: "app://bench/bench/flood.html") else {
-            throw BridgeTour.TourError.pagesMissing
+        guard let pages = BenchPages.directory, let url = URL(string: "app://bench/bench/flood.html") else {
+            throw BenchPages.Failure.missing
         }
         let pings = BridgeBenchmark.ArrivalLog()
         let module = BridgeModule("bench", access: .origins("app://bench")) { module in

@@ -2,6 +2,8 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridKitTesting
+import HybridTestServers
 
 /// Runs the bridge tour page in a real WebKitGTK view and collects one line per capability.
 public enum BridgeTour {
@@ -45,7 +47,7 @@ public enum BridgeTour {
         case pageMissing(String)
         public var description: String {
             switch self {
-            case .pagesMissing: "the demo pages are missing from HybridTour's bundle; rebuild the package"
+            case .pagesMissing: "the demo pages are missing from HybridDemo's bundle; rebuild the package"
             case .pageMissing(let page): "no tour page '\(page)' among the demo pages"
             }
         }

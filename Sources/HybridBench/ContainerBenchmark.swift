@@ -28,7 +28,7 @@ public enum ContainerBenchmark {
 
         public var description: String {
             switch self {
-            case .noPages: "the bench pages are missing from HybridTour's bundle; rebuild the package"
+            case .noPages: BenchPages.Failure.missing.description
             case .pageFailed(let why): "the benchmark page failed: \(why)"
             }
         }
@@ -39,7 +39,7 @@ public enum ContainerBenchmark {
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
         try GTKRuntime.shared.start(.headless)
-        guard let serving = DirectoryServing.tourPages else { throw BenchError.noPages }
+        guard let serving = BenchPages.serving else { throw BenchError.noPages }
         guard let url = URL(string: "app://demo/bench/paint.html") else { throw BenchError.noPages }
         let factory = GTKEngineFactory()
         let pool = WebViewPool(factory: factory, configuration: PoolConfiguration(warmCount: 1, capacity: 1))
@@ -160,7 +160,7 @@ public enum ContainerBenchmark {
     static func churn(
         factory: GTKEngineFactory, configuration: ContainerConfiguration, url: URL, options: Options
     ) async throws -> BenchFigure {
-        guard let serving = DirectoryServing.tourPages else { throw BenchError.noPages }
+        guard let serving = BenchPages.serving else { throw BenchError.noPages }
         let signal = PageDoneSignal()
         var full = configuration
         full.messageHandlers = [HostMessageHandler(name: "benchPage", handler: signal)]

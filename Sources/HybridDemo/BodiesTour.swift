@@ -1,6 +1,7 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import HybridKitGTK
 import HybridNetwork
+import HybridTestServers
 
 /// The request-body part of the demo: the conformance suite in one engine, summarised as one line per body type
 /// and one for XHR/fetch semantics next to the unhooked engine's.

@@ -1,19 +1,19 @@
-#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
 
-/// A page feature serving a directory under a custom scheme: the demo and test pages in a container.
+/// A page feature serving the files of a directory under a custom scheme (`app://…` by default) through a
+/// ``DirectorySchemeHandler``: fixture pages in a container under test, without packing and signing a package.
 public struct DirectoryServing: PageFeature {
+    /// The custom scheme the files are served under.
     public let scheme: String
+    /// The directory served: `app://<any host>/a/b.html` answers with `root/a/b.html`.
     public let root: URL
 
+    /// Serves the files under `root` at `scheme`.
     public init(scheme: String = "app", root: URL) {
         self.scheme = scheme
         self.root = root
     }
-
-    /// The tour pages under `app://demo/`; nil when the bundle lost them.
-    public static var tourPages: DirectoryServing? { TourPages.directory.map { DirectoryServing(root: $0) } }
 
     public var provides: [PageServiceID] { [.servedSchemes] }
 
@@ -24,4 +24,3 @@ public struct DirectoryServing: PageFeature {
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? { nil }
 }
-#endif

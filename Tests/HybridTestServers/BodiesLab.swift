@@ -18,7 +18,7 @@ public final class BodiesLab {
         case script(String)
         public var description: String {
             switch self {
-            case .noPages: "the HybridTour bundle has no Pages folder"
+            case .noPages: "the HybridTestServers bundle has no Pages folder"
             case .timedOut(let what): "timed out waiting for \(what)"
             case .script(let why): "page script failed: \(why)"
             }
@@ -41,7 +41,7 @@ public final class BodiesLab {
         network: any NetworkFetching = HTTPClientNetworkFetcher(), bodyChannel: (any BodyChannel)? = nil
     ) async throws {
         try GTKRuntime.shared.start(.headless)
-        guard let pages = TourPages.directory else { throw LabError.noPages }
+        guard let pages = BodiesPages.directory else { throw LabError.noPages }
         server = try await LoopbackServer.start(serving: pages) { router in BodyEcho.addRoutes(to: router) }
         root = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-bodies-\(UUID().uuidString)")
         let keys = PackageKeyPair.generate()

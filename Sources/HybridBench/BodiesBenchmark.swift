@@ -4,6 +4,7 @@ import Foundation
 import HybridKit
 import HybridKitGTK
 import HybridNetwork
+import HybridTestServers
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

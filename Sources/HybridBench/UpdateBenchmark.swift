@@ -2,6 +2,7 @@
 import Foundation
 import HybridKit
 import HybridPackages
+import HybridTestServers
 
 /// The update figures of `hybrid bench packages`: one release published with `ReleasePublisher` to a release tree,
 /// served by the loopback static server, and fetched by `ChannelUpdateClient` + `PackageUpdater` two ways in the

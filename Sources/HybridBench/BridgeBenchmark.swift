@@ -2,6 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridKitTesting
 import Synchronization
 
 /// `hybrid bench bridge`: bridge round trips against a bare `postMessage` → `evaluate_javascript` echo,
@@ -96,8 +97,8 @@ public enum BridgeBenchmark {
     @GTKActor
     public static func run(_ options: Options = Options()) async throws -> [BenchFigure] {
         try GTKRuntime.shared.start(.headless)
-        guard let pages = TourPages.directory, let url = URL(string: "app://bench/bench/bridge.html") else {
-            throw BridgeTour.TourError.pagesMissing
+        guard let pages = BenchPages.directory, let url = URL(string: "app://bench/bench/bridge.html") else {
+            throw BenchPages.Failure.missing
         }
         let view = GTKWebView()
         defer { view.close() }

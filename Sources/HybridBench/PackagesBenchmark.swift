@@ -3,6 +3,7 @@ import Foundation
 import HybridKit
 import HybridKitGTK
 import HybridPackages
+import HybridTestServers
 
 /// `hybrid bench packages`: serving and installing offline packages, each figure against the plain alternative
 /// measured in the same run — a loopback HTTP server for page loads, `fileExists` for lookups, `unzip` for

@@ -1,9 +1,11 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import Hummingbird
 import HybridKit
 import HybridKitGTK
+import HybridKitTesting
 import HybridPackages
-import Hummingbird
+import HybridTestServers
 
 /// The container's part of the demo, each capability driven from native code in real WebKitGTK: a page from a
 /// signed offline package, a main-document redirect, recovery after the web process is killed, and a pooled

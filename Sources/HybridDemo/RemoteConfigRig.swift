@@ -1,10 +1,11 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
+import Hummingbird
 import HybridKit
 import HybridKitGTK
 import HybridNetwork
 import HybridPackages
-import Hummingbird
+import HybridTestServers
 import Synchronization
 
 /// A container whose page follows a signed remote configuration, against a loopback server: packaged pages

@@ -1,11 +1,12 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Crypto
 import Foundation
+import Hummingbird
+import HybridCookies
 import HybridKit
 import HybridKitGTK
-import HybridCookies
 import HybridNetwork
-import Hummingbird
+import HybridTestServers
 
 /// A package page in a container with request interception (full proxy) and the jar behind `document.cookie`,
 /// against a loopback server that answers with the `Cookie` header it got and the SHA-256 of the body, and sets
