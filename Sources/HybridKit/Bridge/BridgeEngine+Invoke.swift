@@ -1,0 +1,237 @@
+import Foundation
+
+/// The one invocation path of calls, synchronous calls and streams: resolve the target, check access, run the
+/// method on its lane with its limit, answer. The three differ only in how they answer (``Answer``).
+extension BridgeEngine {
+    /// How a kind of call answers: the one thing calls, synchronous calls and streams do differently.
+    enum Answer: Sendable {
+        /// A call: its result is delivered (through the post's reply, else in the main frame's next batch).
+        case delivered(CallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?)
+        /// A synchronous call: its result answers the prompt the page's main thread is blocked in.
+        case prompt(any ScriptDialogReply)
+        /// A stream: its elements go to the page as it pulls them; the opening message is its first pull, for
+        /// `pull` elements.
+        case stream(CallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?, pull: Int)
+    }
+
+    /// Runs what `inbound` asks for and answers it as `answer` says.
+    func invoke(_ inbound: InboundMessage, sender: Sender, started: ContinuousClock.Instant, answer: Answer) {
+        if inbound.module == Self.builtinModule, answer.runsBuiltins {
+            // The runtime's own housekeeping (state refreshes), not the page's calls: not observed.
+            return settle(answer, builtin(inbound, sender: sender), origin: CallOrigin(module: "-", started: started))
+        }
+        let target: ModuleRegistry.Target
+        do {
+            target = try resolve(inbound.module, inbound.method, for: sender)
+            try admit(target, as: answer)
+        } catch {
+            let requested = CallOrigin(
+                module: "-", started: started, requested: (inbound.module, inbound.method), sender: sender)
+            return settle(answer, .failure(error), origin: requested)
+        }
+        statistics.calls += 1
+        let invocation = Invocation(
+            target: target,
+            context: CallContext(
+                module: target.module.name, method: target.name, origin: sender.origin,
+                originVerified: sender.verified, isMainFrame: sender.isMainFrame, page: page, bridge: self),
+            payload: Substring(inbound.payload).utf8,
+            origin: CallOrigin(
+                module: target.module.name, started: started, requested: (inbound.module, inbound.method),
+                sender: sender))
+        // The small-call path: a synchronous method on the engine's lane answers now, with no task and no hop.
+        // (A stream answers through its sink, from its own task, even then.)
+        if answer.answersInline, let body = invocation.inlineBody {
+            let outcome = Result { try body(invocation.payload, invocation.context) }
+            return settle(answer, outcome, origin: invocation.origin)
+        }
+        let work: Invocation.Work
+        do {
+            work = try invocation.work(on: self)
+        } catch {
+            return settle(answer, .failure(error), origin: invocation.origin)
+        }
+        start(work, of: invocation, answer: answer)
+    }
+
+    /// The method `sender`'s frame may call: the registry's answer for its origin, frame and verification.
+    func resolve(_ module: String, _ method: String, for sender: Sender) throws(BridgeError) -> ModuleRegistry.Target {
+        do {
+            return try modules.resolve(
+                module: module, method: method, origin: sender.origin, isMainFrame: sender.isMainFrame,
+                verified: sender.verified)
+        } catch {
+            reportRefusal(error, call: "\(module).\(method)", origin: sender.origin)
+            throw error
+        }
+    }
+
+    /// A call the page was refused is a warning the host sees (the page sees the error too), said once per call,
+    /// origin and reason: a page that retries in a loop, or a hostile one trying names, cannot flood the log.
+    private func reportRefusal(_ error: BridgeError, call: String, origin: String) {
+        guard [.denied, .unknownModule, .unknownMethod].contains(error.code) else { return }
+        let key = "\(call)\u{0}\(origin)\u{0}\(error.message)"
+        guard reportedRefusals.count < 256, reportedRefusals.insert(key).inserted else { return }
+        // The advice stays in the host's log: the page is told only what it was refused.
+        let advice =
+            error.code == .denied
+            ? "if this page should call it, name its origin in the module's access (BridgeModule(_:access:)); a "
+                + "page from a package has its custom-scheme origin (hybrid://…), not the site's https one"
+            : "register the module and method natively, or correct the name the page uses"
+        logger.warning(
+            "bridge call refused: \(error.message); \(advice)",
+            metadata: ["call": "\(call)", "origin": "\(origin)", "code": "\(error.code.rawValue)"])
+    }
+
+    /// What each kind asks beyond the registry's access: room, a free id, a method declared for it.
+    private func admit(_ target: ModuleRegistry.Target, as answer: Answer) throws(BridgeError) {
+        let limits = configuration.limits
+        switch answer {
+        case .delivered(let key, _, _):
+            guard calls.count < limits.maxPendingCalls else {
+                throw .denied("too many pending calls (limit \(limits.maxPendingCalls))")
+            }
+            guard calls[key] == nil else { throw .badMessage("call id \(key.id) is already pending") }
+        case .prompt:
+            guard target.method.synchronous else {
+                throw .denied(
+                    "\(target.module.name).\(target.name) is not declared synchronous; call it with hybrid.call")
+            }
+        case .stream(let key, _, _, _):
+            guard streams.count < limits.maxOpenStreams else {
+                throw .denied("too many open streams (limit \(limits.maxOpenStreams))")
+            }
+            guard !streams.contains(key), calls[key] == nil else {
+                throw .badMessage("call id \(key.id) is already in use")
+            }
+        }
+    }
+
+    /// Starts work that answers later: a result against its limit (``CallDeadline``), a stream in its own task.
+    private func start(_ work: Invocation.Work, of invocation: Invocation, answer: Answer) {
+        let origin = invocation.origin
+        switch (answer, work) {
+        case (.delivered(let key, let frame, let reply), .value(let value)):
+            let (limit, source) = invocation.limit(fallback: configuration.limits.callTimeout, source: .callTimeout)
+            let task = CallDeadline.start(value, limit: limit, source: source, method: origin.name) {
+                [weak self] outcome in
+                await self?.settleCall(key, frame: frame, reply: reply, outcome, origin: origin)
+            }
+            calls[key] = PendingCall(task: task, reply: reply)
+        case (.prompt(let reply), .value(let value)):
+            // The page's main thread waits for this answer: it always comes, by the limit at the latest.
+            let (limit, source) = invocation.limit(
+                fallback: configuration.limits.syncCallTimeout, source: .syncCallTimeout)
+            nextSyncID += 1
+            let id = nextSyncID
+            let task = CallDeadline.start(value, limit: limit, source: source, method: origin.name) {
+                [weak self] outcome in
+                await self?.settleSync(id, outcome, origin: origin)
+            }
+            syncCalls[id] = PendingSync(task: task, reply: reply)
+        case (.delivered, .stream):
+            let name = "\(invocation.target.module.name).\(invocation.target.name)"
+            let error = BridgeError.denied("\(name) is a stream; read it with hybrid.stream")
+            settle(answer, .failure(error), origin: origin)
+        case (.prompt, .stream):
+            settle(answer, .failure(BridgeError.denied("a stream cannot be called synchronously")), origin: origin)
+        case (.stream(let key, let frame, let reply, let pull), _):
+            openStream(key, frame: frame, reply: reply, pull: pull, work: work)
+        }
+    }
+
+    /// Answers `answer` with `outcome`, now.
+    func settle(_ answer: Answer, _ outcome: Result<String, any Error>, origin: CallOrigin) {
+        switch answer {
+        case .delivered(let key, let frame, let reply):
+            let message =
+                switch account(outcome, origin: origin) {
+                case .success(let json): OutboundMessage.result(token: key.token, id: key.id, json: json)
+                case .failure(let error): OutboundMessage.failure(token: key.token, id: key.id, error: error)
+                }
+            deliver(message, reply: reply, frame: frame)
+        case .prompt(let reply):
+            switch account(outcome, origin: origin) {
+            case .success(let json): reply.answer(.text(OutboundMessage.syncResult(json: json)))
+            case .failure(let error): reply.answer(.text(OutboundMessage.syncFailure(error)))
+            }
+        case .stream(let key, let frame, let reply, _):
+            // A stream settled at once never opened (refused, or nothing to run): its one chunk ends it. Streams
+            // are counted, not timed or observed.
+            let message: String
+            switch outcome {
+            case .success(let json):
+                statistics.succeeded += 1
+                message = OutboundMessage.streamChunk(token: key.token, id: key.id, elements: [json], end: .success(()))
+            case .failure(let error):
+                statistics.failed += 1
+                let end: Result<Void, BridgeError> = .failure(pageError(for: error))
+                message = OutboundMessage.streamChunk(token: key.token, id: key.id, elements: [], end: end)
+            }
+            deliver(message, reply: reply, frame: frame)
+        }
+    }
+
+    /// A call's method answered from its task: answered unless navigation or close already failed the call.
+    private func settleCall(
+        _ key: CallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?,
+        _ outcome: Result<String, any Error>, origin: CallOrigin
+    ) {
+        guard calls.removeValue(forKey: key) != nil else { return }
+        settle(.delivered(key, frame: frame, reply: reply), outcome, origin: origin)
+    }
+
+    /// A synchronous call's method answered from its task: answered unless navigation or close already did.
+    private func settleSync(_ id: Int, _ outcome: Result<String, any Error>, origin: CallOrigin) {
+        guard let call = syncCalls.removeValue(forKey: id) else { return }
+        settle(.prompt(call.reply), outcome, origin: origin)
+    }
+
+    /// Counts an answered call (statistics, metrics, the host's observer); returns what the page is told.
+    private func account(_ outcome: Result<String, any Error>, origin: CallOrigin) -> Result<String, BridgeError> {
+        switch outcome {
+        case .success(let json):
+            statistics.succeeded += 1
+            metrics.answered(module: origin.module, outcome: "ok", started: origin.started)
+            observe(origin, error: nil)
+            return .success(json)
+        case .failure(let error):
+            statistics.failed += 1
+            let error = pageError(for: error)
+            metrics.answered(module: origin.module, outcome: error.code.rawValue, started: origin.started)
+            observe(origin, error: error.code)
+            return .failure(error)
+        }
+    }
+
+    /// Tells the host's ``BridgeConfiguration/callObserver`` about an answered call the page could be named for.
+    private func observe(_ origin: CallOrigin, error: BridgeError.Code?) {
+        guard let observer = configuration.callObserver, let requested = origin.requested, let sender = origin.sender
+        else { return }
+        observer(
+            BridgeCallRecord(
+                module: requested.module, method: requested.method, origin: sender.origin,
+                originVerified: sender.verified, isMainFrame: sender.isMainFrame, error: error,
+                duration: ContinuousClock.now - origin.started))
+    }
+
+    /// What the page is told about `error`: bridge errors as they are, anything else as `internal`
+    /// without details (they may be private; they go to the native log).
+    func pageError(for error: any Error) -> BridgeError {
+        if let error = error as? BridgeError { return error }
+        if error is CancellationError { return BridgeError(.closed, "the call was cancelled") }
+        logger.error("bridge method failed", metadata: ["error": "\(error)"])
+        return .internalError("the native method failed")
+    }
+}
+
+extension BridgeEngine.Answer {
+    /// The runtime's own methods answer calls and synchronous calls; a stream of them is an unknown module.
+    var runsBuiltins: Bool {
+        if case .stream = self { return false }
+        return true
+    }
+
+    /// Whether a method the caller can run now answers now; a stream always answers from its own task.
+    var answersInline: Bool { runsBuiltins }
+}
