@@ -1,5 +1,3 @@
-import Foundation
-
 /// The one invocation path of calls, synchronous calls and streams: resolve the target, check access, run the
 /// method on its lane with its limit, answer. The three differ only in how they answer (``Answer``).
 extension BridgeEngine {
