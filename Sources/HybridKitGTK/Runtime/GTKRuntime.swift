@@ -60,7 +60,10 @@ public final class GTKRuntime: Sendable {
             launched.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        // A shutdown that quits the loop before the launch ran would leave nobody to signal.
+        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if case .failure(.shutDown)? = outcome.withLock({ $0 }) { throw .shutDown }
+        }
         try launched.withLock { $0 ?? .failure(.shutDown) }.get()
     }
 
