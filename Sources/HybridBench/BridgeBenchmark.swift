@@ -67,15 +67,13 @@ public enum BridgeBenchmark {
     }
 
     /// Hears the page say a phase is over, and when (natively).
-    final class PhaseEnd: ScriptMessageHandler, @unchecked Sendable {
+    final class PhaseEnd: ScriptMessageHandler, Sendable {
         typealias Arrival = (text: String, arrived: ContinuousClock.Instant)
-        // Used on the engine's executor only.
-        private var waiter: CheckedContinuation<Arrival, Never>?
+        private let waiter = Mutex<CheckedContinuation<Arrival, Never>?>(nil)
         func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
             let arrived = ContinuousClock.now
             guard case .string(let text) = message.body else { return }
-            waiter?.resume(returning: (text, arrived))
-            waiter = nil
+            waiter.withLock { $0.take() }?.resume(returning: (text, arrived))
         }
         @GTKActor func wait(starting start: () -> Void) async -> String {
             await waitTimed(starting: start).text
@@ -83,7 +81,7 @@ public enum BridgeBenchmark {
         /// The page's message and the native time it arrived.
         @GTKActor func waitTimed(starting start: () -> Void) async -> Arrival {
             await withCheckedContinuation { continuation in
-                waiter = continuation
+                waiter.withLock { $0 = continuation }
                 start()
             }
         }
@@ -277,20 +275,28 @@ public enum BridgeBenchmark {
 }
 
 /// Resumes a waiter when the main frame finishes loading.
-final class LoadSignal: NavigationDelegate, @unchecked Sendable {
-    // Used on the engine's executor only.
-    private var finished = false
-    private var waiter: CheckedContinuation<Void, Never>?
+final class LoadSignal: NavigationDelegate, Sendable {
+    private struct State {
+        var finished = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
 
     func didFinishNavigation(to url: URL?) {
-        finished = true
-        waiter?.resume()
-        waiter = nil
+        state.withLock { state in
+            state.finished = true
+            return state.waiter.take()
+        }?.resume()
     }
 
     @GTKActor func wait() async {
-        if finished { return }
-        await withCheckedContinuation { waiter = $0 }
+        await withCheckedContinuation { continuation in
+            let finished = state.withLock { state in
+                if !state.finished { state.waiter = continuation }
+                return state.finished
+            }
+            if finished { continuation.resume() }
+        }
     }
 }
 #endif

@@ -1,16 +1,16 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import HybridKit
 import HybridKitGTK
+import Synchronization
 
 /// Hears a benchmark page post its one "done" message, and notes when it arrived.
-final class PageDoneSignal: ScriptMessageHandler, @unchecked Sendable {
+final class PageDoneSignal: ScriptMessageHandler, Sendable {
     struct Outcome {
         let text: String
         let arrival: ContinuousClock.Instant
     }
 
-    // Used on the engine's executor only: messages arrive there and the timeout task is GTK-isolated.
-    private var waiter: CheckedContinuation<Outcome, any Error>?
+    private let waiter = Mutex<CheckedContinuation<Outcome, any Error>?>(nil)
 
     func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
         // Stamped first, so the time spent resuming the waiter is not counted.
@@ -20,8 +20,7 @@ final class PageDoneSignal: ScriptMessageHandler, @unchecked Sendable {
     }
 
     private func deliver(_ outcome: Outcome) {
-        waiter?.resume(returning: outcome)
-        waiter = nil
+        waiter.withLock { $0.take() }?.resume(returning: outcome)
     }
 
     /// Calls `start` and waits for the page's message; "timeout" when none comes in `timeout`, so a page that
@@ -33,11 +32,11 @@ final class PageDoneSignal: ScriptMessageHandler, @unchecked Sendable {
         }
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            waiter = continuation
+            waiter.withLock { $0 = continuation }
             do {
                 try start()
             } catch {
-                waiter = nil
+                waiter.withLock { $0 = nil }
                 continuation.resume(throwing: error)
             }
         }

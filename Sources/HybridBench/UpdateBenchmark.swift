@@ -3,6 +3,7 @@ import Foundation
 import HybridKit
 import HybridPackages
 import HybridTestServers
+import Synchronization
 
 /// The update figures of `hybrid bench packages`: one release published with `ReleasePublisher` to a release tree,
 /// served by the loopback static server, and fetched by `ChannelUpdateClient` + `PackageUpdater` two ways in the
@@ -114,12 +115,11 @@ enum UpdateBenchmark {
     }
 
     /// The last downloading figure a progress handler saw.
-    final class BytesCounter: @unchecked Sendable {
-        // Written by the progress handler, read after the update returns; the lock orders the two.
-        private let lock = NSLock()
-        private var bytes: Int64 = 0
-        func set(_ value: Int64) { lock.withLock { bytes = value } }
-        var value: Int64 { lock.withLock { bytes } }
+    final class BytesCounter: Sendable {
+        // Written by the progress handler, read after the update returns.
+        private let bytes = Atomic<Int64>(0)
+        func set(_ value: Int64) { bytes.store(value, ordering: .sequentiallyConsistent) }
+        var value: Int64 { bytes.load(ordering: .sequentiallyConsistent) }
     }
 }
 #endif
