@@ -34,6 +34,10 @@ public struct ContainerConfiguration: Sendable {
     public var navigationPolicy: NavigationPolicyConfiguration?
     /// Whether the page starts on screen (see ``HybridContainer/setVisible(_:)``).
     public var isVisible: Bool
+    /// The pages that may post messages with `hybrid.post(name, value)`, which the host awaits with
+    /// ``HybridContainer/messages(_:)``: checked by security origin and frame, as a module's access is. Nil (the
+    /// default): no page may post, and ``HybridContainer/messages(_:)`` throws.
+    public var pageMessages: BridgeAccess?
 
     public init(
         modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),
@@ -41,7 +45,8 @@ public struct ContainerConfiguration: Sendable {
         features: [any PageFeature] = [], requestInterception: FeatureDefault = .automatic,
         documentCookies: DocumentCookieDefault = .automatic(jar: DocumentCookieDefault.sharedJar),
         allowsUnverifiedFrames: Bool = false, recovery: RecoveryPolicy? = RecoveryPolicy(), userAgent: String? = nil,
-        navigationPolicy: NavigationPolicyConfiguration? = nil, isVisible: Bool = true
+        navigationPolicy: NavigationPolicyConfiguration? = nil, isVisible: Bool = true,
+        pageMessages: BridgeAccess? = nil
     ) {
         self.modules = modules
         self.bridge = bridge
@@ -55,6 +60,7 @@ public struct ContainerConfiguration: Sendable {
         self.userAgent = userAgent
         self.navigationPolicy = navigationPolicy
         self.isVisible = isVisible
+        self.pageMessages = pageMessages
     }
 }
 

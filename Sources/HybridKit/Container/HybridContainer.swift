@@ -42,6 +42,7 @@ public final class HybridContainer {
     private var closed = false
     private let logger = Logger(label: "hybrid.container")
     private let events = PageLoadEventFanOut()
+    private let pageMessages: PageMessageFanOut
 
     /// A page in a new web view.
     public convenience init(configuration: ContainerConfiguration, factory: any WebEngineFactory) throws {
@@ -74,8 +75,14 @@ public final class HybridContainer {
             throw ContainerError.framesUnverified
         }
 
+        let pageMessages = PageMessageFanOut()
+        self.pageMessages = pageMessages
+        let pageMessageModules = configuration.pageMessages.map {
+            [PageMessageFanOut.module(of: pageMessages, access: $0)]
+        }
         var assembly = PageAssembly(
-            modules: configuration.modules, userScripts: configuration.userScripts, engine: engine)
+            modules: configuration.modules + (pageMessageModules ?? []), userScripts: configuration.userScripts,
+            engine: engine)
         let features: [any PageFeature]
         do {
             features = try FeatureOrder(
@@ -194,6 +201,15 @@ public final class HybridContainer {
     /// them). Each call is a sequence of its own, from now on; it ends when the container closes.
     public func loadEvents() -> AsyncStream<PageLoadEvent> { events.stream() }
 
+    /// The messages pages post under `name` with `hybrid.post(name, value)`, from the pages
+    /// ``ContainerConfiguration/pageMessages`` allows; a page the rule refuses gets a rejected promise, and the log
+    /// says why. Messages posted before the first listener of a name are kept for it (up to 64); the sequence
+    /// ends when the container closes. Throws when the configuration accepts no page messages.
+    public func messages(_ name: String) throws(PageMessageError) -> AsyncStream<PageMessage> {
+        guard configuration.pageMessages != nil else { throw .notAccepted(name) }
+        return pageMessages.stream(name)
+    }
+
     /// Loads `url` and returns once the page finished loading, or throws why it did not (a failure, the
     /// container closing, or `timeout`). A load the engine replaced with another (a redirect to a page, the host's
     /// next load) waits for that one. Runs in the caller's isolation, which must be the engine's executor (as for
@@ -261,6 +277,7 @@ public final class HybridContainer {
         sessions.removeAll()
         page.close()
         events.finish()
+        pageMessages.finish()
         page.delegate = nil
         page.uiDelegate = nil
         recovery?.assumeIsolated { $0.stop() }

@@ -60,6 +60,13 @@ const api = {
     jsHandlers.set(name, fn);
     return () => jsHandlers.delete(name);
   },
+  /**
+   * Posts a message the host awaits (`container.messages(name)`) without a module of its own; resolves once native
+   * took it, rejects when the container's page-message rule refuses this frame.
+   */
+  post(name, value) {
+    return call('$messages', 'post', { name: String(name), value: value === undefined ? null : value });
+  },
   /** Calls a method declared synchronous natively: returns its result now, blocking this frame until native answers. */
   callSync,
   /** Reads a native stream: `for await (const x of hybrid.stream(module, method, args))`, or `.forEach(fn)`. */

@@ -79,6 +79,12 @@ export interface Hybrid {
    */
   callSync<T = unknown>(module: string, method: string, args?: unknown): T;
   /**
+   * Posts a message the host awaits with `container.messages(name)`, without a module of its own. Resolves once
+   * native took it; rejects (a HybridError, `denied`) when the container's `pageMessages` rule refuses this
+   * frame's origin or frame. The value must be JSON.
+   */
+  post(name: string, value?: unknown): Promise<void>;
+  /**
    * How this frame may call a native method, asked synchronously: `'sync'` (declared synchronous: both ways),
    * `'async'`, `'stream'`, or `null` when it does not exist or this frame may not call it.
    */

@@ -17,10 +17,12 @@ async function mistakes(bridge: WebViewJavascriptBridge): Promise<void> {
   hybrid.nope(); // error
   hybrid.callSync('device', 'info', {}, 'extra'); // error
   hybrid.has('noDot'); // error
+  hybrid.post(); // error
+  const posted: string = hybrid.post('done'); // error
   hybrid.state.set('device', 1); // error
   dsBridge.hasNativeMethod('echo.syn', 'sometimes'); // error
   hybrid.stream<number>('sensors', 'count').forEach((n: string) => n); // error
-  console.log(code, strategy);
+  console.log(code, strategy, posted);
 }
 
 void mistakes;

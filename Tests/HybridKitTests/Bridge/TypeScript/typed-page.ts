@@ -127,6 +127,8 @@ function synchronous(): void {
   const names: string[] = hybrid.state.keys();
   const stop: () => void = hybrid.state.on<DeviceInfo>('device', (value) => console.log(value?.model, names));
   stop();
+  const posted: Promise<void> = hybrid.post('checkout', { total: 3 });
+  void posted.then(() => hybrid.post('done'));
 
   const sum: number = dsBridge.call<number>('addValue', [1, 2]);
   dsBridge.call('testAsyn', 'hi', (value) => console.log(value, sum));

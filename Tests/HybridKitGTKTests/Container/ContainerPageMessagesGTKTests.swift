@@ -1,0 +1,111 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import HybridKit
+import HybridKitGTK
+import Testing
+
+/// A page posts a message the host awaits, without a module of its own, in real WebKitGTK; the container's rule
+/// decides which origins and frames may post, as a module's access does.
+extension ContainerGTKTests {
+    @Suite struct PageMessages {
+        struct Order: Codable, Equatable {
+            let total: Int
+            let items: [String]
+        }
+
+        @GTKActor static func makeContainer(_ access: BridgeAccess?) throws -> HybridContainer {
+            try HybridContainer(
+                configuration: ContainerConfiguration(features: [try tourServing()], pageMessages: access),
+                factory: GTKEngineFactory())
+        }
+
+        /// Runs `expression` (a promise) in the page and returns "ok" or the rejection's code.
+        @GTKActor static func settle(_ expression: String, in container: HybridContainer) async throws -> String {
+            _ = try await container.evaluate(
+                """
+                window.__settled = null;
+                Promise.resolve().then(() => (\(expression))).then(
+                  () => { window.__settled = 'ok'; }, (error) => { window.__settled = String(error && error.code); });
+                true
+                """, as: Bool.self)
+            try await waitUntil(timeout: .seconds(20)) {
+                (try? await container.evaluate("window.__settled !== null", as: Bool.self)) == true
+            }
+            return try await container.evaluate("window.__settled", as: String.self)
+        }
+
+        @Test @GTKActor func thePageSMessageReachesTheHostTypedWithItsOriginAndFrame() async throws {
+            let container = try Self.makeContainer(.origins("app://demo"))
+            defer { container.close() }
+            let messages = try container.messages("checkout")
+            try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+            #expect(
+                try await Self.settle("hybrid.post('checkout', {total: 3, items: ['tea', 'cup']})", in: container)
+                    == "ok")
+            var iterator = messages.makeAsyncIterator()
+            let message = try #require(await iterator.next())
+            #expect(message.name == "checkout")
+            #expect(try message.decode(Order.self) == Order(total: 3, items: ["tea", "cup"]))
+            #expect(message.origin == "app://demo")
+            #expect(message.isMainFrame)
+        }
+
+        @Test @GTKActor func aMessagePostedBeforeTheHostListensIsKeptForIt() async throws {
+            let container = try Self.makeContainer(.origins("app://demo"))
+            defer { container.close() }
+            try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+            #expect(try await Self.settle("hybrid.post('done')", in: container) == "ok")
+            var iterator = try container.messages("done").makeAsyncIterator()
+            let message = try #require(await iterator.next())
+            #expect(message.value == .null)
+        }
+
+        @Test @GTKActor func anOriginTheRuleDoesNotNameIsRefusedAndNothingArrives() async throws {
+            let container = try Self.makeContainer(.origins("app://shop.example"))
+            let messages = try container.messages("checkout")
+            try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+            #expect(try await Self.settle("hybrid.post('checkout', 1)", in: container) == "denied")
+            container.close()
+            var received: [PageMessage] = []
+            for await message in messages { received.append(message) }
+            #expect(received.isEmpty, "\(received)")
+        }
+
+        @Test @GTKActor func aSubframeIsRefusedUnlessTheRuleAllowsSubframes() async throws {
+            for allowsSubframes in [false, true] {
+                let container = try Self.makeContainer(.origins("app://demo", allowsSubframes: allowsSubframes))
+                defer { container.close() }
+                try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+                _ = try await container.evaluate(
+                    """
+                    const frame = document.createElement('iframe');
+                    frame.src = 'app://demo/test/blank.html';
+                    frame.onload = () => { window.__frameLoaded = true; };
+                    document.body.appendChild(frame);
+                    true
+                    """, as: Bool.self)
+                try await waitUntil(timeout: .seconds(20)) {
+                    (try? await container.evaluate(
+                        "window.__frameLoaded === true && !!document.querySelector('iframe').contentWindow.hybrid",
+                        as: Bool.self)) == true
+                }
+                let outcome = try await Self.settle(
+                    "document.querySelector('iframe').contentWindow.hybrid.post('fromFrame', 1)", in: container)
+                #expect(outcome == (allowsSubframes ? "ok" : "denied"), "allowsSubframes: \(allowsSubframes)")
+                if allowsSubframes {
+                    var iterator = try container.messages("fromFrame").makeAsyncIterator()
+                    let message = try #require(await iterator.next())
+                    #expect(!message.isMainFrame)
+                }
+            }
+        }
+
+        @Test @GTKActor func withoutARuleListeningIsAConfigurationError() throws {
+            let container = try Self.makeContainer(nil)
+            defer { container.close() }
+            #expect(throws: PageMessageError.notAccepted("checkout")) { try container.messages("checkout") }
+            #expect("\(PageMessageError.notAccepted("checkout"))".contains("ContainerConfiguration.pageMessages"))
+        }
+    }
+}
+#endif
