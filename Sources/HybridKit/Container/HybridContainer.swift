@@ -210,6 +210,29 @@ public final class HybridContainer {
         return pageMessages.stream(name)
     }
 
+    /// The next message pages post under `name` (one kept from before the call included), for a host that waits
+    /// for one "done" message: throws when none comes within `timeout`, the container closes first, or the
+    /// configuration accepts no page messages. Runs in the caller's isolation, as ``loadAndWait(_:timeout:isolation:)``.
+    public func nextMessage(
+        _ name: String, timeout: Duration = .seconds(30), isolation: isolated (any Actor)? = #isolation
+    ) async throws(PageMessageError) -> PageMessage {
+        let stream = try messages(name)
+        let outcome = await withTaskGroup(of: Result<PageMessage, PageMessageError>.self) { group in
+            group.addTask {
+                for await message in stream { return .success(message) }
+                return .failure(.closed(name))
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .failure(.timedOut(name, timeout))
+            }
+            let first = await group.next() ?? .failure(.closed(name))
+            group.cancelAll()
+            return first
+        }
+        return try outcome.get()
+    }
+
     /// Loads `url` and returns once the page finished loading, or throws why it did not (a failure, the
     /// container closing, or `timeout`). A load the engine replaced with another (a redirect to a page, the host's
     /// next load) waits for that one. Runs in the caller's isolation, which must be the engine's executor (as for

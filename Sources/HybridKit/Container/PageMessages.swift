@@ -20,6 +20,10 @@ public struct PageMessage: Sendable, Hashable {
 public enum PageMessageError: Error, CustomStringConvertible, Equatable {
     /// The container's configuration lets no page post messages.
     case notAccepted(String)
+    /// No message of that name came in time (``HybridContainer/nextMessage(_:timeout:isolation:)``).
+    case timedOut(String, Duration)
+    /// The container closed before a message of that name came.
+    case closed(String)
 
     public var description: String {
         switch self {
@@ -27,6 +31,10 @@ public enum PageMessageError: Error, CustomStringConvertible, Equatable {
             "no page can post '\(name)': this container accepts no page messages. Set "
                 + "ContainerConfiguration.pageMessages to the pages that may post (for example "
                 + ".origins(\"app://shop.example\")) when the container is made"
+        case .timedOut(let name, let timeout):
+            "no page posted '\(name)' within \(timeout): check that the page calls hybrid.post('\(name)', …) and "
+                + "that ContainerConfiguration.pageMessages allows its origin (a refused post is logged)"
+        case .closed(let name): "the container closed before a page posted '\(name)'"
         }
     }
 }

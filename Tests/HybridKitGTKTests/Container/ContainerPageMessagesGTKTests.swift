@@ -100,6 +100,21 @@ extension ContainerGTKTests {
             }
         }
 
+        @Test @GTKActor func nextMessageReturnsTheMessageOrSaysWhyNoneCame() async throws {
+            let container = try Self.makeContainer(.origins("app://demo"))
+            defer { container.close() }
+            try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+            _ = try await container.evaluate("setTimeout(() => hybrid.post('done', 'yes'), 200); true", as: Bool.self)
+            #expect(try await container.nextMessage("done").value == .string("yes"))
+            do {
+                _ = try await container.nextMessage("never", timeout: .milliseconds(300))
+                Issue.record("a message nobody posted arrived")
+            } catch {
+                #expect(error == .timedOut("never", .milliseconds(300)))
+                #expect("\(error)".contains("hybrid.post('never'"))
+            }
+        }
+
         @Test @GTKActor func withoutARuleListeningIsAConfigurationError() throws {
             let container = try Self.makeContainer(nil)
             defer { container.close() }

@@ -38,16 +38,12 @@ Task { try await server.runService() }
         store: store, route: try OfflineRoute(prefixes: [site.absoluteString]),
         developmentOrigin: try DevelopmentOrigin(sending: site, to: server))
     let shop = try HybridContainer(
-        configuration: ContainerConfiguration(modules: [Cart.module()], features: [packages]),
+        configuration: ContainerConfiguration(
+            modules: [Cart.module()], features: [packages], pageMessages: .origins("hybrid://shop.example")),
         factory: GTKEngineFactory())
     defer { shop.close() }
-    try shop.load(entry)
-    for _ in 0..<600 {
-        let checks = try? await shop.engine.evaluateJavaScript("window.shopChecks ?? null", as: [String: Bool]?.self)
-        if let checks = checks ?? nil { return checks }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return nil
+    try await shop.loadAndWait(entry)  // throws the typed reason when the page cannot load
+    return try await shop.nextMessage("checks").decode([String: Bool].self)  // the page posts its checks when done
 }
 
 try GTKRuntime.shared.start(.headless)  // A desktop app calls start(): a real display, WebKit's sandbox on.
