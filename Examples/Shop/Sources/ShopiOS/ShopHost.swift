@@ -27,7 +27,9 @@ import ShopCart
     public static func container(store: PackageStore) throws -> HybridContainer {
         let packages = PackageServing(store: store, route: try OfflineRoute(prefixes: [site]))
         let container = try HybridContainer(
-            configuration: ContainerConfiguration(modules: [Cart.module()], features: [packages]),
+            // The page posts its checks when done (`container.nextMessage("checks")`).
+            configuration: ContainerConfiguration(
+                modules: [Cart.module()], features: [packages], pageMessages: .origins("hybrid://shop.example")),
             factory: WKEngineFactory(schemes: [packages.route.scheme]))
         if let entry = URL(string: "hybrid://shop.example/") { try container.load(entry) }
         return container
