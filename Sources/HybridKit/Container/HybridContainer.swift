@@ -217,20 +217,12 @@ public final class HybridContainer {
         _ name: String, timeout: Duration = .seconds(30), isolation: isolated (any Actor)? = #isolation
     ) async throws(PageMessageError) -> PageMessage {
         let stream = try messages(name)
-        let outcome = await withTaskGroup(of: Result<PageMessage, PageMessageError>.self) { group in
-            group.addTask {
+        let result = await outcome(
+            of: {
                 for await message in stream { return .success(message) }
                 return .failure(.closed(name))
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return .failure(.timedOut(name, timeout))
-            }
-            let first = await group.next() ?? .failure(.closed(name))
-            group.cancelAll()
-            return first
-        }
-        return try outcome.get()
+            }, within: timeout, else: { Result<PageMessage, PageMessageError>.failure(.timedOut(name, timeout)) })
+        return try result.get()
     }
 
     /// Loads `url` and returns once the page finished loading, or throws why it did not (a failure, the
@@ -242,8 +234,8 @@ public final class HybridContainer {
     ) async throws {
         let stream = loadEvents()
         try load(url)
-        let outcome = await withTaskGroup(of: PageLoadFailure?.self) { group in
-            group.addTask {
+        let failure = await outcome(
+            of: { () -> PageLoadFailure? in
                 for await event in stream {
                     switch event {
                     case .finished: return nil
@@ -252,16 +244,9 @@ public final class HybridContainer {
                     }
                 }
                 return PageLoadFailure(kind: .closed, url: url, message: "the container closed while loading")
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return PageLoadFailure(kind: .timedOut, url: url, message: "not finished within \(timeout)")
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        if let outcome { throw outcome }
+            }, within: timeout,
+            else: { PageLoadFailure(kind: .timedOut, url: url, message: "not finished within \(timeout)") })
+        if let failure { throw failure }
     }
 
     public func loadFile(_ url: URL, allowingReadAccessTo directory: URL) {
