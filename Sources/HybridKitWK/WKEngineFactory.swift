@@ -72,30 +72,25 @@ public struct WKEngineFactory: WebEngineFactory {
 
     /// Called on the main actor (the factory's executor), as the port requires.
     public func makeEngine() throws(EngineError) -> any WebEngine {
-        let schemes = schemes
-        let settings = settings
-        let makeConfiguration = makeConfiguration
-        let dataStore = dataStore
-        let stores = stores
-        let viewFrame = viewFrame
-        let parkView = parkView
         let result = MainActor.assumeIsolated { () -> Result<WKEngine, EngineError> in
-            do throws(EngineError) {
-                let configuration = makeConfiguration()
-                if let dataStore { configuration.websiteDataStore = stores.store(for: dataStore) }
-                let engine = try WKEngine(
-                    configuration: configuration, schemes: schemes, settings: settings, frame: viewFrame)
-                if let parkView {
-                    parkView(engine.webView)
-                } else {
-                    DataStoreSlot.noteUnparked()
-                }
-                return .success(engine)
-            } catch {
-                return .failure(error)
-            }
+            do throws(EngineError) { return .success(try makeWKEngine()) } catch { return .failure(error) }
         }
         return try result.get()
+    }
+
+    /// A new engine with its type: give it to ``HybridContainer/init(configuration:engine:)`` and show its
+    /// `webView` (a `WKWebView`) yourself, with no downcast of ``HybridContainer/engine``.
+    @MainActor
+    public func makeWKEngine() throws(EngineError) -> WKEngine {
+        let configuration = makeConfiguration()
+        if let dataStore { configuration.websiteDataStore = stores.store(for: dataStore) }
+        let engine = try WKEngine(configuration: configuration, schemes: schemes, settings: settings, frame: viewFrame)
+        if let parkView {
+            parkView(engine.webView)
+        } else {
+            DataStoreSlot.noteUnparked()
+        }
+        return engine
     }
 }
 

@@ -11,7 +11,7 @@ public struct BridgeModule: Sendable {
     public enum Execution: Sendable { case engineThread, background }
 
     public let name: String
-    public let access: BridgeAccess
+    public internal(set) var access: BridgeAccess
     public let execution: Execution
     let methods: [String: BridgeMethod]
 

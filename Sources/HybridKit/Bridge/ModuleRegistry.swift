@@ -85,7 +85,7 @@ public final class ModuleRegistry: Sendable {
         switch found.access.origins {
         case .any: origins = nil
         case .only(let set): origins = Set(set.map { $0.lowercased() })
-        case .matching: return nil
+        case .matching, .site: return nil
         }
         if let override = overrides.withLock({ $0[module] }) {
             let given: Set<String>? = override.origins.contains("*") ? nil : override.origins

@@ -3,6 +3,10 @@ import HybridCookies
 
 /// Everything a page needs, given once when its container is created.
 public struct ContainerConfiguration: Sendable {
+    /// The site the page belongs to, declared once (see ``HybridSite``): its package is served under its scheme
+    /// (unless a listed feature serves packages), its address loads from the package, and ``BridgeAccess/site``
+    /// names its pages. Nil: no site; modules with `.site` access make the container fail.
+    public var site: HybridSite?
     public var modules: [BridgeModule]
     public var bridge: BridgeConfiguration
     /// The page's own scripts, injected after the bridge runtime.
@@ -35,12 +39,12 @@ public struct ContainerConfiguration: Sendable {
     /// Whether the page starts on screen (see ``HybridContainer/setVisible(_:)``).
     public var isVisible: Bool
     /// The pages that may post messages with `hybrid.post(name, value)`, which the host awaits with
-    /// ``HybridContainer/messages(_:)``: checked by security origin and frame, as a module's access is. Nil (the
-    /// default): no page may post, and ``HybridContainer/messages(_:)`` throws.
+    /// ``HybridContainer/messages(_:)``: checked by security origin and frame, as a module's access is (`.site`:
+    /// the site's pages). Nil (the default): no page may post, and ``HybridContainer/messages(_:)`` throws.
     public var pageMessages: BridgeAccess?
 
     public init(
-        modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),
+        site: HybridSite? = nil, modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),
         userScripts: [UserScript] = [], messageHandlers: [HostMessageHandler] = [],
         features: [any PageFeature] = [], requestInterception: FeatureDefault = .automatic,
         documentCookies: DocumentCookieDefault = .automatic(jar: DocumentCookieDefault.sharedJar),
@@ -48,6 +52,7 @@ public struct ContainerConfiguration: Sendable {
         navigationPolicy: NavigationPolicyConfiguration? = nil, isVisible: Bool = true,
         pageMessages: BridgeAccess? = nil
     ) {
+        self.site = site
         self.modules = modules
         self.bridge = bridge
         self.userScripts = userScripts

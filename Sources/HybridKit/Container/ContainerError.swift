@@ -10,6 +10,10 @@ public enum ContainerError: Error, CustomStringConvertible {
     case features(PageFeatureError)
     /// The engine cannot say which frame sends a message, and the configuration does not allow that.
     case framesUnverified
+    /// A module (or the page messages) has ``BridgeAccess/site`` access, and the configuration names no site.
+    case siteAccessWithoutSite(String)
+    /// The engine given to ``HybridContainer/init(configuration:engine:)`` belongs to another container.
+    case engineInUse
 
     /// What to do when ``framesUnverified`` is thrown, for logs and for this error's description.
     public static let framesUnverifiedAdvice =
@@ -27,6 +31,11 @@ public enum ContainerError: Error, CustomStringConvertible {
         case .feature(let name, let error): "the page feature \(name) failed: \(error)"
         case .features(let error): "the page features cannot be wired: \(error)"
         case .framesUnverified: Self.framesUnverifiedAdvice
+        case .engineInUse:
+            "this web view belongs to another container (until that one closes); make a new one for each container"
+        case .siteAccessWithoutSite(let module):
+            "'\(module)' is open to the site's pages (access: .site), but the container has no site: set "
+                + "ContainerConfiguration.site to a HybridSite, or name the origins the module is for"
         }
     }
 }

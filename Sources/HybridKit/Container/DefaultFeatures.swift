@@ -12,6 +12,12 @@ struct DefaultFeatures {
     init(_ configuration: ContainerConfiguration, listed: [any PageFeature]) {
         let provided = Set(listed.flatMap(\.provides))
         var added: [any PageFeature] = []
+        if let site = configuration.site, !provided.contains(.packageRoute) {
+            added.append(
+                PackageServing(
+                    store: site.packages, route: site.route, developmentOrigin: site.developmentOrigin,
+                    liveMainDocuments: true))
+        }
         if configuration.requestInterception == .automatic, !provided.contains(.requestHooks) {
             added.append(AutomaticRequestHooks())
         }

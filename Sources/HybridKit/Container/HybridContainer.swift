@@ -43,6 +43,9 @@ public final class HybridContainer {
     private let logger = Logger(label: "hybrid.container")
     private let events = PageLoadEventFanOut()
     private let pageMessages: PageMessageFanOut
+    /// What ``load(_:)-(URL)`` maps to the package and lets through.
+    private var packageRoute: OfflineRoute?
+    private var servedSchemes: Set<String> = []
 
     /// A page in a new web view.
     public convenience init(configuration: ContainerConfiguration, factory: any WebEngineFactory) throws {
@@ -50,6 +53,27 @@ public final class HybridContainer {
         do { engine = try factory.makeEngine() } catch { throw ContainerError.engine(error) }
         try self.init(
             configuration: configuration, handle: EngineHandle(engine: engine), pooled: false)
+    }
+
+    /// A page in a view the host made with its adapter's typed factory method (`WKEngineFactory.makeWKEngine()`,
+    /// `GTKEngineFactory.makeGTKWebView()`), so the host holds the platform view with its own type. The container
+    /// takes the view over: it closes it when it closes, and a view another container took throws
+    /// ``ContainerError/engineInUse``.
+    public convenience init(configuration: ContainerConfiguration, engine: any WebEngine) throws {
+        guard EngineHandle.claim(engine) else { throw ContainerError.engineInUse }
+        try self.init(configuration: configuration, handle: EngineHandle(engine: engine, claimed: true), pooled: false)
+    }
+
+    /// A page of `site` in a new web view: its package served under its scheme, its address loadable, `modules`
+    /// and page messages (by default) open to its pages.
+    public convenience init(
+        site: HybridSite, modules: [BridgeModule] = [], features: [any PageFeature] = [],
+        pageMessages: BridgeAccess? = .site, factory: any WebEngineFactory
+    ) throws {
+        try self.init(
+            configuration: ContainerConfiguration(
+                site: site, modules: modules, features: features, pageMessages: pageMessages),
+            factory: factory)
     }
 
     /// A page in a warm view from `pool` (a new one, made by the pool, when none is idle).
@@ -80,9 +104,15 @@ public final class HybridContainer {
         let pageMessageModules = configuration.pageMessages.map {
             [PageMessageFanOut.module(of: pageMessages, access: $0)]
         }
-        var assembly = PageAssembly(
-            modules: configuration.modules + (pageMessageModules ?? []), userScripts: configuration.userScripts,
-            engine: engine)
+        let modules: [BridgeModule]
+        do {
+            modules = try Self.resolvingSite(
+                configuration.modules + (pageMessageModules ?? []), site: configuration.site)
+        } catch {
+            Self.release(handle)
+            throw error
+        }
+        var assembly = PageAssembly(modules: modules, userScripts: configuration.userScripts, engine: engine)
         let features: [any PageFeature]
         do {
             features = try FeatureOrder(
@@ -120,6 +150,8 @@ public final class HybridContainer {
         }
         self.page = page
         remoteConfigStatus = assembly.services[RemoteConfigStatusKey.self]
+        packageRoute = assembly.services.packageRoute
+        servedSchemes = Set(assembly.schemeHandlers.keys.map { $0.lowercased() })
         for script in assembly.userScripts { engine.addUserScript(script) }
         for host in configuration.messageHandlers {
             engine.addScriptMessageHandler(
@@ -179,6 +211,19 @@ public final class HybridContainer {
         if counted { LiveObjects.containerCount.subtract(1, ordering: .relaxed) }
     }
 
+    /// `modules` with ``BridgeAccess/site`` replaced by the site's page origin; throws when there is no site.
+    private static func resolvingSite(_ modules: [BridgeModule], site: HybridSite?) throws -> [BridgeModule] {
+        try modules.map { module in
+            guard let access = module.access.resolvingSite(site?.pageOrigin) else {
+                throw ContainerError.siteAccessWithoutSite(
+                    module.name == PageMessageFanOut.moduleName ? "pageMessages" : module.name)
+            }
+            var resolved = module
+            resolved.access = access
+            return resolved
+        }
+    }
+
     /// A view the container will not use after all: back to its pool, or closed.
     private static func release(_ handle: EngineHandle) {
         if let pool = handle.pool {
@@ -190,9 +235,34 @@ public final class HybridContainer {
 
     // MARK: Loading
 
+    /// Loads `request`. A URL under the package route's address (the site's `https://shop.example/…`) loads from
+    /// the package, under the route's scheme; a custom scheme nothing serves throws
+    /// ``EngineError/notLoadable(_:_:)`` rather than leaving the view blank.
     public func load(_ request: EngineRequest) throws(EngineError) {
-        recovery?.assumeIsolated { $0.hostWillLoad(.request(request)) }
+        var request = request
+        request.url = try loadableURL(for: request.url)
+        recovery?.assumeIsolated { [request] in $0.hostWillLoad(.request(request)) }
         try engine.load(request)
+    }
+
+    /// Schemes the engine loads by itself; any other must be served by the container.
+    private static let engineSchemes: Set<String> = ["http", "https", "about", "data", "blob", "file"]
+
+    private func loadableURL(for url: URL) throws(EngineError) -> URL {
+        if let route = packageRoute, OfflineURLMapping(route: route).isUnderPrefix(url),
+            let custom = OfflineURLMapping(route: route).customURL(for: url)
+        {
+            return custom
+        }
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard Self.engineSchemes.contains(scheme) || servedSchemes.contains(scheme) else {
+            let served = servedSchemes.isEmpty ? "none" : servedSchemes.sorted().joined(separator: ", ")
+            throw .notLoadable(
+                url.absoluteString,
+                "no handler serves '\(scheme)' in this container (served: \(served)); declare a HybridSite "
+                    + "(ContainerConfiguration.site) or list the feature that serves it, or load the site's https URL")
+        }
+        return url
     }
 
     public func load(_ url: URL) throws(EngineError) { try load(EngineRequest(url: url)) }

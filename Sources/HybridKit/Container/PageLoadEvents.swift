@@ -53,6 +53,21 @@ public struct PageLoadFailure: Error, Sendable, Equatable, CustomStringConvertib
         self.init(kind: kind, url: url, message: engineMessage)
     }
 
+    /// What to check, for the warning a failed load logs.
+    public var advice: String {
+        switch kind {
+        case .cancelled: "another load replaced it"
+        case .notServed:
+            "a scheme handler refused or failed it: check that the package holds the file (hybrid inspect) and "
+                + "that the URL is under the site's address; the log above names a package miss"
+        case .network:
+            "the network failed it: check the URL and the server; a site's pages load from its package only under "
+                + "the site's address (HybridSite), anything else goes to the network"
+        case .timedOut: "the page did not finish in time: a slow server or a resource that never ends"
+        case .closed: "the container was closed while the page loaded"
+        }
+    }
+
     public var description: String {
         "page load \(kind.rawValue) (\(url?.absoluteString ?? "?")): \(message)"
     }

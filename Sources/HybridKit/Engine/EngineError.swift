@@ -12,6 +12,8 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
     case unsupported(String)
     /// The engine failed in a way the adapter can only describe.
     case engine(String)
+    /// The container cannot load this URL (a custom scheme nothing serves): the URL and what to change.
+    case notLoadable(String, String)
 
     public var description: String {
         switch self {
@@ -21,6 +23,7 @@ public enum EngineError: Error, Equatable, Sendable, CustomStringConvertible {
         case .viewClosed: "the web view has been closed; create a new one"
         case .unsupported(let what): "not supported by this engine: \(what)"
         case .engine(let message): "engine error: \(message)"
+        case .notLoadable(let url, let advice): "cannot load \(url): \(advice)"
         }
     }
 }

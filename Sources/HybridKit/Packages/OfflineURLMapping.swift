@@ -43,6 +43,13 @@ public struct OfflineURLMapping: Sendable, Equatable {
         return route.prefixes.contains { $0.origin == prefix.origin }
     }
 
+    /// Whether an http(s) URL is under one of the route's prefixes (whole path components), so it is the
+    /// package's to serve.
+    public func isUnderPrefix(_ packageURL: URL) -> Bool {
+        guard let target = URLPrefix(packageURL.absoluteString) else { return false }
+        return route.prefixes.contains { $0.origin == target.origin && target.path.hasPrefix($0.path) }
+    }
+
     private func swapScheme(of url: URL, to scheme: String) -> URL? {
         // Text surgery rather than URLComponents.scheme, which may re-encode the rest of the URL.
         let text = url.absoluteString

@@ -38,6 +38,8 @@ public final class PackageSchemeHandler: SchemeHandler {
     // navigation the engine never requests (cancelled, served from the back-forward cache) must not pile up.
     private let mainFrameURLs = Mutex<[(url: URL, redirects: Int)]>([])
 
+    private let liveMainDocuments: (@Sendable (URL) -> URL)?
+
     /// Longest chain of main-document redirects followed before the load fails (what browsers allow, roughly).
     public static let redirectLimit = 10
 
@@ -51,12 +53,17 @@ public final class PackageSchemeHandler: SchemeHandler {
     ///   - spaFallback: serve a package's entry page for extension-less paths it has no file for.
     ///   - network: fetches what no package serves.
     ///   - chunkSize: how much of a package file is read and sent at a time.
+    ///   - liveMainDocuments: when given, a main document no package serves (a miss, a degraded prefix) is loaded at
+    ///     the http(s) URL this returns for it (itself, or a development server's), with that origin, instead of
+    ///     from the network under the custom scheme, where it would share the package pages' origin and what
+    ///     access rules grant them. Needs `navigate`.
     public init(
         store: any PackageSnapshotSource, route: OfflineRoute, hop: @escaping EngineHop,
         navigate: EngineNavigator? = nil, spaFallback: Bool = false,
         network: any NetworkFetching = URLSessionNetworkFetcher(),
-        chunkSize: Int = 256 * 1024
+        chunkSize: Int = 256 * 1024, liveMainDocuments: (@Sendable (URL) -> URL)? = nil
     ) {
+        self.liveMainDocuments = liveMainDocuments
         self.navigate = navigate
         mapping = OfflineURLMapping(route: route)
         resolver = PackageResolver(store: store, spaFallback: spaFallback)
@@ -130,6 +137,7 @@ public final class PackageSchemeHandler: SchemeHandler {
         }
         guard !isDegraded(url) else {
             metrics.count(.degraded)
+            if let redirects, goLive(task, url, after: redirects, because: "its prefix is degraded") { return }
             logger.debug("degraded prefix: loading from the network", metadata: ["url": "\(url.absoluteString)"])
             fetch(url, for: task, mainDocumentAfter: redirects)
             return
@@ -145,6 +153,7 @@ public final class PackageSchemeHandler: SchemeHandler {
         }
         guard let resolved else {
             metrics.count(.miss)
+            if let redirects, goLive(task, url, after: redirects, because: "no package holds it") { return }
             logger.debug("package miss: loading from the network", metadata: ["url": "\(url.absoluteString)"])
             fetch(url, for: task, mainDocumentAfter: redirects)
             return
@@ -310,6 +319,17 @@ public final class PackageSchemeHandler: SchemeHandler {
                 task.fail(.failed(message))
             }
         }
+    }
+
+    /// Moves the view to `url` itself (its own origin) when main documents load live; false when they do not.
+    private func goLive(_ task: any SchemeTask, _ url: URL, after redirects: Int, because reason: String) -> Bool {
+        guard let live = liveMainDocuments?(url), let navigate, redirects < Self.redirectLimit else { return false }
+        logger.notice(
+            "page loaded from the network at its own origin, with none of the package pages' access: \(reason)",
+            metadata: ["url": "\(live.absoluteString)"])
+        navigate(live)
+        task.fail(.failed("\(task.request.url.absoluteString) loads from the network as \(live.absoluteString)"))
+        return true
     }
 
     // MARK: Main-document redirects

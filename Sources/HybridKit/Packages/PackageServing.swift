@@ -24,12 +24,17 @@ public struct PackageServing: PageFeature {
     /// only when ``network`` is nil (a host's own fetcher takes it in
     /// ``URLSessionNetworkFetcher/init(timeout:cookies:sendingTo:)``).
     public var developmentOrigin: DevelopmentOrigin?
+    /// Main documents no package serves load at their own http(s) URL, not under the custom scheme with the
+    /// package pages' origin (see ``PackageSchemeHandler``). On for a ``HybridSite``'s packages, so its access
+    /// rules never cover unsigned pages from the network.
+    public var liveMainDocuments: Bool
 
     public init(
         store: any PackageSnapshotSource, route: OfflineRoute, spaFallback: Bool = false,
         movesMainDocumentOnRedirect: Bool = true, network: (any NetworkFetching)? = nil,
-        developmentOrigin: DevelopmentOrigin? = nil
+        developmentOrigin: DevelopmentOrigin? = nil, liveMainDocuments: Bool = false
     ) {
+        self.liveMainDocuments = liveMainDocuments
         self.store = store
         self.route = route
         self.spaFallback = spaFallback
@@ -54,10 +59,16 @@ public struct PackageServing: PageFeature {
         let handler = PackageSchemeHandler(
             store: store, route: route, hop: EngineExecutorHop.hop(onExecutorOf: engine),
             navigate: movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,
-            spaFallback: spaFallback, network: network ?? owned ?? URLSessionNetworkFetcher())
+            spaFallback: spaFallback, network: network ?? owned ?? URLSessionNetworkFetcher(),
+            liveMainDocuments: liveMainDocuments ? liveURL : nil)
         assembly.schemeHandlers[route.scheme] = handler
         assembly.services[PackageHandlerKey.self] = handler
         assembly.services[OwnedPackageNetworkKey.self] = owned
+    }
+
+    /// Where a main document the package lacks loads live: its own URL, or the development server's.
+    private var liveURL: @Sendable (URL) -> URL {
+        { [developmentOrigin] url in developmentOrigin?.outbound(url) ?? url }
     }
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {

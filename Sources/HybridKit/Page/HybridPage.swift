@@ -84,13 +84,10 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     /// A failed load is never silent: the page may show nothing at all. A load the host or the page replaced
     /// (cancelled, or turned into a download) is routine and logged at debug only.
     private func logFailedLoad(_ url: URL?, _ error: String) {
+        let failure = PageLoadFailure(url: url, engineMessage: error)
         let metadata: Logger.Metadata = ["url": "\(url?.absoluteString ?? "?")", "error": "\(error)"]
-        if PageLoadFailure(url: url, engineMessage: error).kind == .cancelled {
-            return logger.debug("page load stopped", metadata: metadata)
-        }
-        logger.warning(
-            "page load failed: check that the URL is served (a package's pages load under the route's custom scheme, hybrid://…, not its https prefix) and that its server is reachable",
-            metadata: metadata)
+        if failure.kind == .cancelled { return logger.debug("page load stopped", metadata: metadata) }
+        logger.warning("page load \(failure.kind.rawValue): \(failure.advice)", metadata: metadata)
     }
 
     public func webProcessDidTerminate(reason: WebProcessTerminationReason) {

@@ -91,7 +91,21 @@ final class RemoteConfigApplier: PageFeatureSession, @unchecked Sendable {
         for name in config.hooks.keys where !known.contains(name) {
             logger.notice("unknown hook switch in the remote configuration ignored", metadata: ["name": "\(name)"])
         }
-        switches.setOverrides(Self.hookOverrides(of: config, pageScheme: scheme))
+        let overrides = Self.hookOverrides(of: config, pageScheme: scheme)
+        switches.setOverrides(overrides)
+        // A strategy the remote configuration turns off is a fallback the host should know it is running on.
+        let off =
+            (overrides.hooksEnabled == false ? ["all request hooks (bodies of custom-scheme requests are lost)"] : [])
+            + (overrides.proxyEnabled == false ? ["the full proxy (pages fall back to bodies by id)"] : [])
+            + RequestAPI.allCases.filter { overrides.apis[$0] == false }.map { "the \($0.rawValue) hook" }
+            + (overrides.degradedPages.isEmpty
+                ? [] : ["the hooks on \(config.degradedPrefixes.joined(separator: ", "))"])
+        if !off.isEmpty {
+            let message =
+                "remote configuration \(config.version) switches off \(off.joined(separator: "; ")); pages fall back "
+                + "until a configuration switches them on again"
+            logger.warning("\(message)")
+        }
     }
 
     /// The switches `config` sets; its degraded https prefixes also name the pages on `pageScheme` standing for

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Wraps the scheme handler of a custom scheme (a package handler, say) with what the request hooks need:
@@ -213,6 +214,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 reply(task, Self.status(for: error), error.description)
             }
         case .appendBody(let id, let offset):
+            // A first chunk at 0 comes only from hooks that reserved the body for the body channel and could not
+            // reach it: the bytes now come through the page, slower, and the host should hear why once.
+            if offset == 0 { reportChannelFallback() }
             do {
                 let received = try store.append(request.body ?? Data(), at: offset, to: id, owner: owner)
                 replyJSON(task, ["received": .number(Double(received))])
@@ -226,6 +230,18 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         case .proxy:
             startProxy(task, owner: owner)
         }
+    }
+
+    private let fellBack = Atomic<Bool>(false)
+    /// The warning logged (once per handler) when bodies fall back from the body channel.
+    public static let channelFallbackAdvice =
+        "request bodies fell back from the body channel to uploads through the page (slower, more memory): the "
+        + "page could not reach the channel. Keep the LoopbackBodyChannel running while pages are open "
+        + "(start() it before loading, restart it after the app resumes), or leave it out to stop trying"
+
+    private func reportChannelFallback() {
+        guard !fellBack.exchange(true, ordering: .relaxed) else { return }
+        Logger(label: "hybrid.bodies").warning("\(Self.channelFallbackAdvice)")
     }
 
     private func startProxy(_ task: any SchemeTask, owner: BodyOwner) {

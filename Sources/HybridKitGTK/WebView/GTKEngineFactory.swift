@@ -12,8 +12,10 @@ public struct GTKEngineFactory: WebEngineFactory {
 
     public var executor: UnownedSerialExecutor { GTKRuntime.shared.executor.asUnownedSerialExecutor() }
 
-    public func makeEngine() throws(EngineError) -> any WebEngine {
-        GTKWebView.makeOnGTKThread(configuration: configuration)
-    }
+    public func makeEngine() throws(EngineError) -> any WebEngine { makeGTKWebView() }
+
+    /// A new view with its type: give it to ``HybridContainer/init(configuration:engine:)`` and put its widget in
+    /// your window yourself, with no downcast of ``HybridContainer/engine``.
+    public func makeGTKWebView() -> GTKWebView { GTKWebView.makeOnGTKThread(configuration: configuration) }
 }
 #endif

@@ -53,6 +53,7 @@ extension GTKWebView {
                 view, "load-failed", handler: unsafeBitCast(loadFailed, to: GCallback.self),
                 as: LoadFailedCallback.self,
                 callback: { [weak self] (uri: String?, message: String) in
+                    self?.loadFailedSinceStart = true
                     self?.currentDelegate?.didFailNavigation(to: uri.flatMap(URL.init(string:)), error: message)
                 }))
 
@@ -91,12 +92,14 @@ extension GTKWebView {
     }
 
     private func loadChanged(_ event: WebKitLoadEvent) {
+        let failed = loadFailedSinceStart
+        if event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_FINISHED { loadFailedSinceStart = false }
         guard let delegate = currentDelegate else { return }
         let url = borrowGString(webkit_web_view_get_uri(webView)).flatMap(URL.init(string:))
         switch event {
         case WEBKIT_LOAD_STARTED: delegate.didStartNavigation(to: url)
         case WEBKIT_LOAD_COMMITTED: delegate.didCommitNavigation(to: url)
-        case WEBKIT_LOAD_FINISHED: delegate.didFinishNavigation(to: url)
+        case WEBKIT_LOAD_FINISHED where !failed: delegate.didFinishNavigation(to: url)
         default: break
         }
     }

@@ -54,6 +54,10 @@ public final class GTKWebView: WebEngine {
     private var closed = false
     var isClosed: Bool { closed }
     var viewSignals: [gulong] = []
+    /// Set by `load-failed` until the next load starts: WebKitGTK follows every failure with `load-changed`
+    /// FINISHED (carrying the URI of whatever load replaced it), which the port must not report as a finish —
+    /// WKWebView reports a failed navigation as failed only.
+    var loadFailedSinceStart = false
     let ui = GTKUIState()
     private lazy var cookies = GTKCookieStore(
         manager: webkit_web_context_get_cookie_manager(GTKWebContext.shared.context))

@@ -9,8 +9,10 @@ import Testing
 /// nothing serves (a package route's https prefix, a server that is down) must not be left with a blank view and a
 /// silent log.
 @Suite(.serialized) struct PageLoadFailureGTKTests {
+    /// A handler's failure: its kind and what to check.
     static let advice =
-        "page load failed: check that the URL is served (a package's pages load under the route's custom scheme, hybrid://…, not its https prefix) and that its server is reachable"
+        "page load notServed: "
+        + PageLoadFailure(kind: .notServed, url: nil, message: "failed: the network is unreachable").advice
 
     @Test @GTKActor func aFailedLoadIsAWarningThatSaysWhatToCheck() async throws {
         let logs = LogCapture.installed()

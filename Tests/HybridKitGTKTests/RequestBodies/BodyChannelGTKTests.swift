@@ -50,6 +50,8 @@ import Testing
     /// A 3 MB Blob by fetch and by XHR (with its upload progress) reaches the server whole, over the channel; with
     /// the channel stopped (an app suspended on iOS) the same POSTs go in slices and the page sees the same.
     @Test @GTKActor func aStoppedChannelFallsBackToSlicesUnnoticed() async throws {
+        let logs = LogCapture.installed()
+        logs.reset()
         let (lab, channel) = try await Self.lab()
         defer {
             lab.close()
@@ -68,6 +70,8 @@ import Testing
             """
         try await lab.load(lab.pageURL(.bodyByID))
         let over = try await lab.run(script)
+        let fellBack = InterceptingSchemeHandler.channelFallbackAdvice
+        #expect(logs.count("hybrid.bodies", fellBack) == 0)
         #expect(channel.routes.uploadsOpened == 2, "\(channel.routes.uploadsOpened)")
         #expect(channel.routes.preflightsAllowed == 1, "the engine asked \(channel.routes.preflightsAllowed) times")
         channel.stop()
@@ -75,6 +79,8 @@ import Testing
         try await lab.load(lab.pageURL(.fullProxy))
         let fallback = try await lab.run(script)
         #expect(over == fallback, "over the channel \(over), in slices \(fallback)")
+        // Unnoticed by the page, not by the host: one warning, however many bodies fell back.
+        #expect(logs.count("hybrid.bodies", fellBack) == 1, "\(logs.messages("hybrid.bodies"))")
         #expect(over.hasPrefix("[3145728,") && over.hasSuffix(",true]"), "\(over)")
         #expect(channel.routes.uploadsOpened == 2)
         #expect(lab.interception.handler.store.count == 0)

@@ -1,6 +1,7 @@
 import Foundation
 import HybridKit
 import HybridPackages
+import HybridTestSupport
 import Testing
 
 /// A container applying a signed remote configuration, against the fake engine: replacement scripts (checked
@@ -23,6 +24,8 @@ import Testing
     }
 
     @Test func appliesTheConfigurationAndANewerOneUndoesWhatItNoLongerSays() async throws {
+        let logs = LogCapture.installed()
+        logs.reset()
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try makeStore()
         let first = RemoteConfig(
@@ -55,6 +58,11 @@ import Testing
         let sources = { engine.userScripts.map(\.source) }
 
         #expect(container.appliedConfigVersion == 1)
+        // Strategies switched off are fallbacks the host hears of.
+        #expect(
+            logs.messages("hybrid.remote-config").contains {
+                $0.hasPrefix("remote configuration 1 switches off the full proxy") && $0.contains("the fetch hook")
+            }, "\(logs.messages("hybrid.remote-config"))")
         #expect(sources().suffix(2) == ["fixed()", "app()"])
         #expect(!sources().contains("sneaky()") && !sources().contains("evil()"))
         #expect(

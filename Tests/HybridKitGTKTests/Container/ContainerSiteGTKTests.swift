@@ -1,0 +1,159 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import HybridKit
+import HybridKitGTK
+import HybridPackages
+import HybridTestServers
+import HybridTestSupport
+import Testing
+
+/// A site declared once, in real WebKitGTK: its https address loads from its signed package, `.site` access and
+/// page messages reach its pages and only them, its requests go to a development server, a page its package lacks
+/// loads at its own origin without the site's access, and each mistake says what to change.
+extension ContainerGTKTests {
+    @Suite struct Sites {
+        struct Item: Codable { let name: String }
+        struct Summary: Codable { let count: Int }
+
+        /// The site's signed package (a page that runs its checks and posts them) and a development server with
+        /// an API answer and a page the package does not hold.
+        final class Fixture {
+            let work = URL.temporaryDirectory.appending(path: "site-\(UUID())")
+            let keys = PackageKeyPair.generate()
+            let server: LoopbackServer
+            let site: HybridSite
+
+            @GTKActor init(address: String = "https://shop.example/") async throws {
+                try GTKRuntime.shared.start(.headless)
+                let pages = work.appending(path: "pages"), served = work.appending(path: "server")
+                try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: served.appending(path: "api"), withIntermediateDirectories: true)
+                try Data(Self.checksPage.utf8).write(to: pages.appending(path: "index.html"))
+                try Data("hello from the server".utf8).write(to: served.appending(path: "api/hello"))
+                try Data("<!doctype html><title>live</title>live".utf8).write(to: served.appending(path: "live.html"))
+                let zip = work.appending(path: "shop.zip")
+                try PackagePacker().pack(
+                    directory: pages,
+                    options: PackOptions(
+                        id: "shop", version: SemanticVersion(major: 1, minor: 0, patch: 0), serves: [address]),
+                    keyPair: keys, to: zip)
+                server = try await LoopbackServer.start(serving: served)
+                site = try HybridSite(
+                    address,
+                    package: .bundled(zip, trustedKey: keys.verificationKey, store: work.appending(path: "store")),
+                    developmentServer: try #require(URL(string: server.origin)))
+            }
+
+            func close() {
+                server.stop()
+                try? FileManager.default.removeItem(at: work)
+            }
+
+            static let checksPage = """
+                <!doctype html><meta charset="utf-8"><title>shop</title>
+                <script>
+                (async () => {
+                  const checks = { origin: location.origin };
+                  try { checks.cart = String((await hybrid.call('cart', 'add', { name: 'tea' })).count); }
+                  catch (e) { checks.cart = String(e.code); }
+                  try { await hybrid.call('spelled', 'ping', {}); checks.spelled = 'ok'; }
+                  catch (e) { checks.spelled = String(e.code); }
+                  try { checks.api = await (await fetch('/api/hello')).text(); } catch (e) { checks.api = String(e); }
+                  hybrid.post('checks', checks);
+                })();
+                </script>
+                """
+        }
+
+        static func modules() -> [BridgeModule] {
+            [
+                BridgeModule("cart", access: .site) { module in
+                    module.method("add") { (_: Item, _) in Summary(count: 1) }
+                },
+                // The mistake the site removes: naming the site by its address.
+                BridgeModule("spelled", access: .origins("https://shop.example")) { module in
+                    module.method("ping") { (_: NoArguments, _) in true }
+                },
+            ]
+        }
+
+        /// Runs `expression` (a promise) in the page and returns "ok" or the rejection's code.
+        @GTKActor static func settle(_ expression: String, in container: HybridContainer) async throws -> String {
+            try await ContainerGTKTests.PageMessages.settle(expression, in: container)
+        }
+
+        @Test @GTKActor func theSiteSAddressLoadsFromItsPackageAndItsPagesGetTheSiteSAccess() async throws {
+            let logs = LogCapture.installed()
+            logs.reset()
+            let fixture = try await Fixture()
+            let container = try HybridContainer(
+                site: fixture.site, modules: Self.modules(), factory: GTKEngineFactory())
+            try await container.loadAndWait(fixture.site.url)
+            let checks = try await container.nextMessage("checks").decode([String: String].self)
+            container.close()
+            fixture.close()
+            #expect(fixture.site.url.absoluteString == "https://shop.example/")
+            #expect(checks["origin"] == "hybrid://shop.example")
+            #expect(checks["cart"] == "1")
+            #expect(checks["api"] == "hello from the server")
+            #expect(checks["spelled"] == "denied")
+            // The refusal names the fix.
+            let advice = logs.messages("hybrid.bridge").filter { $0.contains("name the site instead") }
+            #expect(advice.count == 1, "\(logs.messages("hybrid.bridge"))")
+        }
+
+        @Test @GTKActor func aPageThePackageLacksLoadsAtItsOwnOriginWithNoneOfTheSiteSAccess() async throws {
+            let fixture = try await Fixture()
+            let container = try HybridContainer(
+                site: fixture.site, modules: Self.modules(), factory: GTKEngineFactory())
+            let messages = try container.messages("checks")
+            try await container.loadAndWait(fixture.site.url.appending(path: "live.html"))
+            let origin = try await container.evaluate("location.origin", as: String.self)
+            let cart = try await Self.settle("hybrid.call('cart', 'add', {name: 'tea'})", in: container)
+            let post = try await Self.settle("hybrid.post('checks', {forged: true})", in: container)
+            container.close()
+            fixture.close()
+            #expect(origin == fixture.server.origin)
+            #expect(cart == "denied")
+            #expect(post == "denied")
+            var received: [PageMessage] = []
+            for await message in messages { received.append(message) }
+            #expect(received.isEmpty, "\(received)")
+        }
+
+        @Test @GTKActor func aViewTheHostMadeIsTypedAndBelongsToOneContainer() async throws {
+            let fixture = try await Fixture()
+            let view: GTKWebView = GTKEngineFactory().makeGTKWebView()
+            let container = try HybridContainer(
+                configuration: ContainerConfiguration(site: fixture.site, modules: Self.modules()), engine: view)
+            #expect(throws: ContainerError.self) {
+                try HybridContainer(configuration: ContainerConfiguration(), engine: view)
+            }
+            try await container.loadAndWait(fixture.site.url)
+            #expect(try await view.evaluateJavaScript("location.origin", as: String.self) == "hybrid://shop.example")
+            container.close()
+            fixture.close()
+        }
+
+        @Test @GTKActor func aFailedLoadThrowsItsReasonAndIsLogged() async throws {
+            let logs = LogCapture.installed()
+            logs.reset()
+            let fixture = try await Fixture()
+            fixture.server.stop()
+            let container = try HybridContainer(
+                site: fixture.site, modules: Self.modules(), factory: GTKEngineFactory())
+            defer { container.close() }
+            // The package lacks the page and the development server is gone.
+            let refused = try #require(URL(string: fixture.server.origin + "/nothing.html"))
+            await #expect(throws: PageLoadFailure.self) {
+                try await container.loadAndWait(refused, timeout: .seconds(20))
+            }
+            let warnings = logs.messages("hybrid.page").filter { $0.hasPrefix("page load network") }
+            #expect(warnings.count == 1, "\(logs.messages("hybrid.page"))")
+            #expect(warnings.first?.contains("check the URL and the server") == true)
+            fixture.close()
+        }
+    }
+}
+#endif
