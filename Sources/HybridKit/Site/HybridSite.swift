@@ -21,6 +21,12 @@ public struct HybridSite: Sendable {
         /// The signed package shipped inside the app, installed into a store at `store` (a directory the app
         /// owns) unless that store already serves it or a newer version (see `BundledPackage`).
         case bundled(URL, trustedKey: PackageVerificationKey, store: URL)
+
+        /// ``bundled(_:trustedKey:store:)`` with the public key read from the file `hybrid keygen` wrote
+        /// (`shop.pub`), shipped in the app beside the package.
+        public static func bundled(_ zip: URL, publicKeyFile: URL, store: URL) throws(KeyFileError) -> Package {
+            .bundled(zip, trustedKey: try PackageVerificationKey.load(from: publicKeyFile), store: store)
+        }
     }
 
     /// The site's address: `https://shop.example/` (a path is allowed: `https://example.com/shop/`).

@@ -20,29 +20,29 @@ let server = Application(router: router, configuration: .init(address: .hostname
 Task { try await server.runService() }
 
 @GTKActor func openShop(serverPort: Int) async throws -> [String: Bool]? {
-    // The pages, signed and installed (a shipped app packs them at build time and embeds only the public key).
-    let work = URL.temporaryDirectory.appending(path: "shop-\(UUID())"), zip = work.appending(path: "shop.zip")
+    // The pages, signed, and the public key: what a shipped app packs at build time (`hybrid keygen`, `hybrid pack`)
+    // and carries in its bundle.
+    let work = URL.temporaryDirectory.appending(path: "shop-\(UUID())")
     defer { try? FileManager.default.removeItem(at: work) }
-    let keys = PackageKeyPair.generate(), version = SemanticVersion(major: 1, minor: 0, patch: 0)
+    let (zip, publicKey) = (work.appending(path: "shop.zip"), work.appending(path: "shop.pub"))
     guard let pages = Bundle.module.url(forResource: "web", withExtension: nil),
-        let site = URL(string: "https://shop.example/"), let entry = URL(string: "hybrid://shop.example/"),
         let server = URL(string: "http://127.0.0.1:\(serverPort)")
     else { return nil }
-    let store = try PackageStore(root: work.appending(path: "store"), trustedKey: keys.verificationKey)  // makes `work`
-    let options = PackOptions(id: "shop", version: version, serves: [site.absoluteString])
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    let keys = PackageKeyPair.generate()
+    try keys.verificationKey.save(to: publicKey)
+    let options = PackOptions(
+        id: "shop", version: SemanticVersion(major: 1, minor: 0, patch: 0), serves: ["https://shop.example/"])
     try PackagePacker().pack(directory: pages, options: options, keyPair: keys, to: zip)
-    let installer = PackageInstaller(store: store, trustedKey: keys.verificationKey, containerVersion: version)
-    try installer.install(packageAt: zip)
-    // hybrid://shop.example/… from the package, the rest (/api/…) from the server; body hooks and cookies built in.
-    let packages = PackageServing(
-        store: store, route: try OfflineRoute(prefixes: [site.absoluteString]),
-        developmentOrigin: try DevelopmentOrigin(sending: site, to: server))
-    let shop = try HybridContainer(
-        configuration: ContainerConfiguration(
-            modules: [Cart.module()], features: [packages], pageMessages: .origins("hybrid://shop.example")),
-        factory: GTKEngineFactory())
+    // The site, declared once: its address, its package (installed into a store on first launch), and where its
+    // requests go while developing (/api/… to the loopback server). Body hooks and cookies come with it.
+    let site = try HybridSite(
+        "https://shop.example/",
+        package: try .bundled(zip, publicKeyFile: publicKey, store: work.appending(path: "store")),
+        developmentServer: server)
+    let shop = try HybridContainer(site: site, modules: [Cart.module()], factory: GTKEngineFactory())
     defer { shop.close() }
-    try await shop.loadAndWait(entry)  // throws the typed reason when the page cannot load
+    try await shop.loadAndWait(site.url)  // https://shop.example/, from the package; throws why it could not load
     return try await shop.nextMessage("checks").decode([String: Bool].self)  // the page posts its checks when done
 }
 

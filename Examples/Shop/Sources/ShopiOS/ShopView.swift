@@ -5,18 +5,19 @@ import WebKit
 import HybridKitWK
 
 /// The shop's page in SwiftUI. An app target shows it with
-/// `@main struct ShopApp: App { var body: some Scene { WindowGroup { ShopView(container: …) } } }`.
+/// `@main struct ShopApp: App { var body: some Scene { WindowGroup { ShopView(try ShopHost.open(site)) } } }`.
 public struct ShopView: UIViewRepresentable {
+    /// Kept alive as long as the view: closing it detaches the page.
     let container: HybridContainer
+    let webView: WKWebView
 
-    public init(container: HybridContainer) { self.container = container }
-
-    public func makeUIView(context: Context) -> UIView {
-        (container.engine as? WKEngine)?.webView ?? UIView()
+    public init(_ opened: (container: HybridContainer, webView: WKWebView)) {
+        container = opened.container
+        webView = opened.webView
     }
 
-    public func updateUIView(_ view: UIView, context: Context) {}
+    public func makeUIView(context: Context) -> WKWebView { webView }
 
-    public static func dismantleUIView(_ view: UIView, coordinator: ()) {}
+    public func updateUIView(_ view: WKWebView, context: Context) {}
 }
 #endif
