@@ -46,6 +46,8 @@ public struct BridgeAccess: Sendable {
     /// mistake of naming a site by its address rather than as the pages its package serves.
     func namesAddress(of origin: String) -> String? {
         guard case .only(let set) = origins, let range = origin.range(of: "://") else { return nil }
+        let scheme = origin[..<range.lowerBound].lowercased()
+        guard scheme != "http", scheme != "https" else { return nil }
         let rest = origin[range.lowerBound...]
         return set.first { $0 == "https" + rest || $0 == "http" + rest }
     }

@@ -59,22 +59,29 @@ extension BridgeEngine {
                 module: module, method: method, origin: sender.origin, isMainFrame: sender.isMainFrame,
                 verified: sender.verified)
         } catch {
-            reportRefusal(error, module: module, call: "\(module).\(method)", origin: sender.origin)
+            reportRefusal(
+                error, module: module, call: "\(module).\(method)", origin: sender.origin,
+                isMainFrame: sender.isMainFrame)
             throw error
         }
     }
 
     /// A call the page was refused is a warning the host sees (the page sees the error too), said once per call,
     /// origin and reason: a page that retries in a loop, or a hostile one trying names, cannot flood the log.
-    private func reportRefusal(_ error: BridgeError, module: String, call: String, origin: String) {
+    private func reportRefusal(
+        _ error: BridgeError, module: String, call: String, origin: String, isMainFrame: Bool
+    ) {
         guard [.denied, .unknownModule, .unknownMethod].contains(error.code) else { return }
         let key = "\(call)\u{0}\(origin)\u{0}\(error.message)"
         guard reportedRefusals.count < 256, reportedRefusals.insert(key).inserted else { return }
         // The advice stays in the host's log: the page is told only what it was refused.
         let advice: String
+        let access = modules[module]?.access
         if error.code != .denied {
             advice = "register the module and method natively, or correct the name the page uses"
-        } else if let named = modules[module]?.access.namesAddress(of: origin) {
+        } else if !isMainFrame, access?.allowsSubframes == false {
+            advice = "if frames should call it, allow subframes in the module's access (allowsSubframes: true)"
+        } else if let named = access?.namesAddress(of: origin) {
             advice =
                 "its access names \(named), the site's address, but its pages are served as \(origin); name the "
                 + "site instead (access: .site, with a HybridSite in the container's configuration)"

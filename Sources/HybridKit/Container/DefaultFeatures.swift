@@ -72,8 +72,9 @@ private struct AutomaticDocumentCookies: PageFeature {
         guard let scheme = DefaultFeatures.scheme(in: assembly.services) else { return }
         let pageURL = DefaultFeatures.pageURL(on: scheme, route: assembly.services.packageRoute)
         assembly.services[DocumentCookieSchemeKey.self] = scheme
-        assembly.services[AutomaticCookieBridgeKey.self] = DocumentCookieBridge(
-            jar: jar, scheme: scheme, pageURL: pageURL)
+        let bridge = DocumentCookieBridge(jar: jar, scheme: scheme, pageURL: pageURL)
+        assembly.cookieDelivery.attach(bridge.delivery)
+        assembly.services[AutomaticCookieBridgeKey.self] = bridge
     }
 
     func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {

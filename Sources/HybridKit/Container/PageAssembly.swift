@@ -15,6 +15,9 @@ public struct PageAssembly: Sendable {
     public let engine: (any WebEngine)?
     /// What the features built so far provide (see ``PageFeature``).
     public var services = PageServices()
+    /// Where the page's native responses wait for its `document.cookie`: the feature that installs the shim
+    /// attaches its ``DocumentCookieDelivery``; networking that answers the page holds responses on it.
+    public let cookieDelivery = CookieDeliveryGate()
 
     public init(
         modules: [BridgeModule] = [], userScripts: [UserScript] = [], schemeHandlers: [String: any SchemeHandler] = [:],

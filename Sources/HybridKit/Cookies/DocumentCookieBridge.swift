@@ -23,6 +23,8 @@ public final class DocumentCookieBridge: Sendable {
     public let scheme: String
     private let pageURL: @Sendable (URL) -> URL?
     private let pollTimeout: Duration
+    /// What each frame's copy holds: native responses wait on it (``CookieDeliveryGate``).
+    public let delivery: DocumentCookieDelivery
 
     /// - Parameters:
     ///   - jar: the cookies `document.cookie` reads and writes.
@@ -38,6 +40,7 @@ public final class DocumentCookieBridge: Sendable {
         self.scheme = scheme.lowercased()
         self.pageURL = pageURL
         self.pollTimeout = pollTimeout
+        delivery = DocumentCookieDelivery(jar: jar)
     }
 
     /// Registers the module with `page`'s bridge and injects the shim; call before loading.
@@ -52,6 +55,8 @@ public final class DocumentCookieBridge: Sendable {
         let url: String
         /// The string the page holds; nil when it has none yet.
         let known: String?
+        /// A token the document picked, so its reads are told from another frame's on the same origin.
+        let document: String?
     }
 
     struct WriteArguments: Decodable, Sendable {
@@ -88,12 +93,19 @@ public final class DocumentCookieBridge: Sendable {
 
     func read(_ args: ReadArguments, _ call: CallContext) async throws(BridgeError) -> Answer {
         let url = try realURL(args.url, call)
+        let frame = "\(call.origin) \(args.document?.prefix(64) ?? Substring(url.absoluteString))"
+        delivery.pollStarted(frame, url: url, known: args.known)
         let deadline = ContinuousClock.now + pollTimeout
         while true {
             // Subscribed before reading, so a change between the two still wakes the wait.
             let changes = jar.changes(bufferingPolicy: .bufferingNewest(1))
             let current = jar.documentCookie(for: url)
-            if current != args.known || ContinuousClock.now >= deadline || Task.isCancelled {
+            if Task.isCancelled {
+                delivery.frameGone(frame)
+                return Answer(cookie: current)
+            }
+            if current != args.known || ContinuousClock.now >= deadline {
+                delivery.pollAnswered(frame, with: current)
                 return Answer(cookie: current)
             }
             await Self.next(of: changes, until: deadline)

@@ -10,6 +10,7 @@ public struct DocumentCookieFeature: PageFeature {
     public func build(_ assembly: inout PageAssembly) throws {
         assembly.services[DocumentCookieSchemeKey.self] = bridge.scheme
         assembly.services[CookieJarKey.self] = bridge.jar
+        assembly.cookieDelivery.attach(bridge.delivery)
     }
 
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {

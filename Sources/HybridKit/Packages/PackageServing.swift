@@ -59,7 +59,9 @@ public struct PackageServing: PageFeature {
         let handler = PackageSchemeHandler(
             store: store, route: route, hop: EngineExecutorHop.hop(onExecutorOf: engine),
             navigate: movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,
-            spaFallback: spaFallback, network: network ?? owned ?? URLSessionNetworkFetcher(),
+            spaFallback: spaFallback,
+            network: CookieOrderedFetcher(
+                base: network ?? owned ?? URLSessionNetworkFetcher(), gate: assembly.cookieDelivery),
             liveMainDocuments: liveMainDocuments ? liveURL : nil)
         assembly.schemeHandlers[route.scheme] = handler
         assembly.services[PackageHandlerKey.self] = handler

@@ -51,7 +51,9 @@ public struct RequestInterceptionFeature: PageFeature {
             try RequestHooksScript.userScript(
                 config: config, schemes: [scheme], switches: switches, bodyKey: bodyKey, channel: endpoint))
         let hop = EngineExecutorHop.hop(onExecutorOf: engine)
-        let (scheme, config, proxy, switches, mapURL) = (scheme, config, proxy, switches, mapURL)
+        // Proxied responses reach the page once its document.cookie shows what they set.
+        let ordered = proxy.map { CookieOrderedProxy(base: $0, gate: assembly.cookieDelivery) as any RequestProxying }
+        let (scheme, config, proxy, switches, mapURL) = (scheme, config, ordered, switches, mapURL)
         assembly.schemeHandlerWrappers.append { served, handler in
             guard served.lowercased() == scheme else { return handler }
             let intercepting = InterceptingSchemeHandler(

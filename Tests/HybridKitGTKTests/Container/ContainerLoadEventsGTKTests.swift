@@ -13,6 +13,16 @@ extension ContainerGTKTests {
             func stop(_ task: any SchemeTask) {}
         }
 
+        /// Serves `unserved` with a handler that fails every request, as a package miss does when the network is down.
+        struct FailingScheme: PageFeature {
+            var provides: [PageServiceID] { [.servedSchemes] }
+            func build(_ assembly: inout PageAssembly) throws {
+                assembly.services[ServedSchemesKey.self, default: []].insert("unserved")
+                assembly.schemeHandlers["unserved"] = Failing()
+            }
+            func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? { nil }
+        }
+
         @GTKActor static func makeContainer() throws -> HybridContainer {
             try HybridContainer(
                 configuration: ContainerConfiguration(features: [try tourServing()]), factory: GTKEngineFactory())
@@ -35,9 +45,10 @@ extension ContainerGTKTests {
         }
 
         @Test @GTKActor func aFailedLoadThrowsItsTypedReason() async throws {
-            let container = try Self.makeContainer()
+            let container = try HybridContainer(
+                configuration: ContainerConfiguration(features: [try tourServing(), FailingScheme()]),
+                factory: GTKEngineFactory())
             defer { container.close() }
-            try container.engine.setSchemeHandler(Failing(), forScheme: "unserved")
             let url = try #require(URL(string: "unserved://shop.example/"))
             do {
                 try await container.loadAndWait(url, timeout: .seconds(20))
@@ -47,6 +58,22 @@ extension ContainerGTKTests {
                 #expect(failure.url == url)
                 #expect(failure.message.contains("the network is unreachable"), "\(failure)")
             }
+        }
+
+        @Test @GTKActor func aSchemeNothingServesIsRefusedBeforeTheViewIsTouched() async throws {
+            let container = try Self.makeContainer()
+            defer { container.close() }
+            let events = container.loadEvents()
+            #expect {
+                try container.load(try #require(URL(string: "nothing://shop.example/")))
+            } throws: { error in
+                guard case EngineError.notLoadable(let url, let advice) = error else { return false }
+                return url == "nothing://shop.example/" && advice.contains("served: app")
+            }
+            container.close()
+            var seen: [PageLoadEvent] = []
+            for await event in events { seen.append(event) }
+            #expect(seen.isEmpty, "\(seen)")
         }
 
         @Test @GTKActor func aTerminatedProcessAndItsRecoveryAreEvents() async throws {

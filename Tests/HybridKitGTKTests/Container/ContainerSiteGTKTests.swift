@@ -5,6 +5,7 @@ import HybridKitGTK
 import HybridPackages
 import HybridTestServers
 import HybridTestSupport
+import Hummingbird
 import Testing
 
 /// A site declared once, in real WebKitGTK: its https address loads from its signed package, `.site` access and
@@ -38,7 +39,15 @@ extension ContainerGTKTests {
                     options: PackOptions(
                         id: "shop", version: SemanticVersion(major: 1, minor: 0, patch: 0), serves: [address]),
                     keyPair: keys, to: zip)
-                server = try await LoopbackServer.start(serving: served)
+                // Each answer sets a cookie named by the request, as a sign-in would.
+                server = try await LoopbackServer.start(serving: served) { router in
+                    let setCookie: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+                        let value = request.uri.queryParameters.get("v") ?? "none"
+                        return Response(status: .ok, headers: [.setCookie: "c=\(value); Path=/"])
+                    }
+                    router.get("api/set", use: setCookie)
+                    router.post("api/set", use: setCookie)
+                }
                 site = try HybridSite(
                     address,
                     package: .bundled(zip, trustedKey: keys.verificationKey, store: work.appending(path: "store")),
@@ -120,6 +129,51 @@ extension ContainerGTKTests {
             var received: [PageMessage] = []
             for await message in messages { received.append(message) }
             #expect(received.isEmpty, "\(received)")
+        }
+
+        /// A `Set-Cookie` on a response that passes through native code is in `document.cookie` by the time the
+        /// page's `fetch` resolves, and when its XHR reaches HEADERS_RECEIVED: every time, not eventually.
+        @Test @GTKActor func aResponseSCookieIsInDocumentCookieWhenThePageSeesTheResponse() async throws {
+            let fixture = try await Fixture()
+            defer { fixture.close() }
+            let container = try HybridContainer(
+                site: fixture.site, modules: Self.modules(), factory: GTKEngineFactory())
+            defer { container.close() }
+            try await container.loadAndWait(fixture.site.url)
+            _ = try await container.nextMessage("checks")
+            _ = try await container.evaluate(
+                """
+                (async () => {
+                  await hybridCookies.ready;
+                  const seen = [];
+                  for (let i = 0; i < 20; i++) {
+                    await fetch('/api/set?v=f' + i);
+                    seen.push(document.cookie.includes('c=f' + i));
+                  }
+                  // With a body: the hooks store it, the engine's request carries its id.
+                  for (let i = 0; i < 10; i++) {
+                    const body = new FormData();
+                    body.append('photo', new Blob([new Uint8Array(4096)]), 'p.bin');
+                    await fetch('/api/set?v=p' + i, { method: 'POST', body });
+                    seen.push(document.cookie.includes('c=p' + i));
+                  }
+                  for (let i = 0; i < 10; i++) {
+                    await new Promise((resolve) => {
+                      const xhr = new XMLHttpRequest();
+                      xhr.open('GET', '/api/set?v=x' + i);
+                      xhr.onreadystatechange = () => {
+                        if (xhr.readyState === 2) seen.push(document.cookie.includes('c=x' + i));
+                        if (xhr.readyState === 4) resolve();
+                      };
+                      xhr.send();
+                    });
+                  }
+                  hybrid.post('timing', seen.map((ok) => (ok ? 1 : 0)).join(''));
+                })();
+                true
+                """, as: Bool.self)
+            let seen = try await container.nextMessage("timing").decode(String.self)
+            #expect(seen == String(repeating: "1", count: 40), "\(seen): 0 marks a response seen before its cookie")
         }
 
         @Test @GTKActor func aViewTheHostMadeIsTypedAndBelongsToOneContainer() async throws {

@@ -138,7 +138,7 @@ struct Gate: PageContextKey { typealias Value = String }
         let denied =
             "bridge call refused: origin https://refused.example may not call module 'math'; if this page should call "
             + "it, name its origin in the module's access (BridgeModule(_:access:)); a page from a package has its "
-            + "custom-scheme origin (hybrid://…), not the site's https one"
+            + "custom-scheme origin (hybrid://…), not the site's https one: name the site (access: .site)"
         #expect(logs.logged("hybrid.bridge", denied))
         #expect(logs.count("hybrid.bridge", denied) == 1, "said once, not per retry")
         let unknown =

@@ -21,6 +21,9 @@ const bridge = window.hybrid;
 if (!bridge || typeof bridge.call !== 'function') return; // no bridge in this frame: nothing to talk to
 
 let confirmed = null; // the jar's string for this URL as native last sent it (null: not yet)
+// Tells this document's reads from another frame's: native holds responses until every frame has acknowledged the
+// jar's latest string (its next read), so a fetch never resolves before document.cookie shows what it set.
+const documentToken = Math.random().toString(36).slice(2) + Date.now().toString(36);
 const pending = []; // this document's writes native has not answered yet, oldest first
 let view = '';
 let markReady;
@@ -105,7 +108,8 @@ async function poll() {
   for (;;) {
     try {
       // No page-side deadline: native answers within its poll timeout.
-      const answer = await call('read', { url: location.href, known: confirmed }, { timeout: 0 });
+      const answer = await call('read', { url: location.href, known: confirmed, document: documentToken },
+        { timeout: 0 });
       if (answer && typeof answer.cookie === 'string') {
         confirmed = answer.cookie;
         render();

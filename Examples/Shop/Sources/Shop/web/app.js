@@ -11,12 +11,6 @@ function check(name, ok, detail = '') {
   document.getElementById('checks').append(item);
 }
 
-async function until(condition, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  return condition();
-}
-
 async function shop() {
   // The native cart module (ShopCart): a promise per call, typed errors as rejections.
   await hybrid.call('cart', 'add', { sku: 'sencha', price: 6.5 });
@@ -27,10 +21,11 @@ async function shop() {
   const refused = await hybrid.call('cart', 'add', { sku: '', price: -1 }).then(() => null, (error) => error);
   check('cart refuses a bad item', refused !== null && refused.code === 'bad_arguments');
 
-  // Sign in: the server's Set-Cookie lands in the jar; the page sees the visible cookie, never the session.
+  // Sign in: the server's Set-Cookie lands in the jar, and document.cookie shows it by the time fetch resolves
+  // (once the page's first copy arrived: hybridCookies.ready); the page sees the visible cookie, never the session.
+  await hybridCookies.ready;
   const login = await fetch('/api/login', { method: 'POST', body: JSON.stringify({ user: 'ana' }) });
   check('sign in', login.ok, `HTTP ${login.status}`);
-  await until(() => document.cookie.includes('theme=green'));
   check('visible cookie', document.cookie.includes('theme=green'), document.cookie);
   check('HttpOnly session hidden', !document.cookie.includes('session'));
 

@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import HybridKit
+
+/// Native responses wait until every frame's `document.cookie` copy has what the jar holds, and no frame can make
+/// them wait longer than the acknowledgement timeout.
+struct DocumentCookieDeliveryTests {
+    final class Flag: Sendable {
+        private let value = Mutex(false)
+        func set() { value.withLock { $0 = true } }
+        var isSet: Bool { value.withLock { $0 } }
+    }
+
+    let url = URL(string: "https://shop.example/")!
+    let jar = CookieJar()
+
+    func set(_ cookie: String) {
+        _ = jar.setCookies([cookie], for: CookieRequest(url: url, api: .http))
+    }
+
+    /// Whether `delivery` released a waiter within `wait`.
+    func released(_ delivery: DocumentCookieDelivery, within wait: Duration) async -> Bool {
+        let done = Flag()
+        delivery.whenDelivered { done.set() }
+        let deadline = ContinuousClock.now + wait
+        while ContinuousClock.now < deadline {
+            if done.isSet { return true }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return done.isSet
+    }
+
+    @Test func withNoFrameOrAFrameThatIsCurrentNothingWaits() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .seconds(30))
+        #expect(await released(delivery, within: .zero))
+        set("a=1")
+        delivery.pollStarted("main", url: url, known: "a=1")
+        #expect(await released(delivery, within: .zero))
+    }
+
+    @Test func aResponseWaitsUntilTheFrameAcknowledgesTheNewString() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .seconds(30))
+        delivery.pollStarted("main", url: url, known: "")
+        set("a=1")  // the response's Set-Cookie, stored before the response is passed on
+        let done = Flag()
+        delivery.whenDelivered { done.set() }
+        #expect(!done.isSet, "the frame's pending read still holds the old string")
+        delivery.pollAnswered("main", with: "a=1")
+        #expect(!done.isSet, "the answer is on its way, not yet received")
+        delivery.pollStarted("main", url: url, known: "a=1")
+        #expect(done.isSet)
+    }
+
+    @Test func aFrameThatNeverAcknowledgesDelaysAResponseByTheTimeoutAtMostAndIsDropped() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .milliseconds(100))
+        delivery.pollStarted("silent", url: url, known: "")
+        set("a=1")
+        delivery.pollAnswered("silent", with: "a=1")
+        #expect(!(await released(delivery, within: .milliseconds(20))))
+        #expect(await released(delivery, within: .seconds(5)))
+        // Dropped: the next response does not wait for it.
+        #expect(await released(delivery, within: .zero))
+    }
+
+    @Test func aFrameThatNavigatedIsNotWaitedFor() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .seconds(30))
+        delivery.pollStarted("main", url: url, known: "")
+        set("a=1")
+        let done = Flag()
+        delivery.whenDelivered { done.set() }
+        delivery.frameGone("main")
+        #expect(done.isSet)
+    }
+
+    @Test func aFrameThatAcknowledgesWhatItWasNotSentIsNotWaitedForAgain() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .seconds(30))
+        delivery.pollStarted("liar", url: url, known: "")
+        set("a=1")
+        delivery.pollAnswered("liar", with: "a=1")
+        delivery.pollStarted("liar", url: url, known: "forged")
+        #expect(await released(delivery, within: .zero))
+        delivery.pollStarted("liar", url: url, known: "stale")
+        #expect(await released(delivery, within: .zero), "ignored from now on")
+    }
+
+    @Test func onlyABoundedNumberOfFramesIsFollowed() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .seconds(30))
+        set("a=1")
+        for frame in 0..<DocumentCookieDelivery.maxFrames { delivery.pollStarted("f\(frame)", url: url, known: "a=1") }
+        delivery.pollStarted("one too many", url: url, known: "old")
+        #expect(await released(delivery, within: .zero))
+    }
+}
