@@ -51,7 +51,8 @@ struct CookieOrderedFetcher: NetworkFetching {
     ) -> any NetworkFetchCancelling {
         let hold = ResponseHold(gate: gate, forward: events)
         return base.fetch(request, followRedirects: followRedirects) { event in
-            if case .response = event { hold.receive(event, isResponse: true) } else { hold.receive(event, isResponse: false) }
+            let isResponse = if case .response = event { true } else { false }
+            hold.receive(event, isResponse: isResponse)
         }
     }
 }
@@ -64,7 +65,8 @@ struct CookieOrderedProxy: RequestProxying {
     func perform(_ request: ProxiedRequest, events: @escaping @Sendable (ProxyEvent) -> Void) -> any ProxyCancelling {
         let hold = ResponseHold(gate: gate, forward: events)
         return base.perform(request) { event in
-            if case .response = event { hold.receive(event, isResponse: true) } else { hold.receive(event, isResponse: false) }
+            let isResponse = if case .response = event { true } else { false }
+            hold.receive(event, isResponse: isResponse)
         }
     }
 }

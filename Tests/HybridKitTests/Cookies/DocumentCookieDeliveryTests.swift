@@ -13,7 +13,7 @@ struct DocumentCookieDeliveryTests {
         var isSet: Bool { value.withLock { $0 } }
     }
 
-    let url = URL(string: "https://shop.example/")!
+    let url = URL(string: "https://shop.example/") ?? URL(filePath: "/")
     let jar = CookieJar()
 
     func set(_ cookie: String) {
