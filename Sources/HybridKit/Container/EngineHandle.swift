@@ -16,13 +16,9 @@ public final class EngineHandle: @unchecked Sendable {
     /// Set by a pool when it made this view; the container gives it back instead of closing it.
     weak var pool: WebViewPool?
 
-    /// Whether the engine was handed in by the host and is held in ``claimed``.
-    private let isClaimed: Bool
-
-    init(engine: any WebEngine, hostScripts: [UserScript] = [], claimed: Bool = false) {
+    init(engine: any WebEngine, hostScripts: [UserScript] = []) {
         self.engine = engine
         self.hostScripts = hostScripts
-        self.isClaimed = claimed
         for script in hostScripts { engine.addUserScript(script) }
         LiveObjects.handleCount.add(1, ordering: .relaxed)
     }
@@ -33,17 +29,17 @@ public final class EngineHandle: @unchecked Sendable {
     func close() {
         clearSchemes()
         engine.close()
-        if isClaimed { Self.claimed.withLock { _ = $0.remove(ObjectIdentifier(engine)) } }
     }
 
-    /// Engines hosts handed to a container, until it closes them: two containers driving one view would register
-    /// its schemes and handlers twice (WebKit raises an exception for a scheme registered twice).
+    /// Engines a container drives, until it lets go of them: two containers driving one view would register its
+    /// schemes and handlers twice (WebKit raises an exception for a scheme registered twice).
     private static let claimed = Mutex<Set<ObjectIdentifier>>([])
 
-    /// Takes `engine` for a container; false when a container holds it already.
-    static func claim(_ engine: any WebEngine) -> Bool {
-        claimed.withLock { $0.insert(ObjectIdentifier(engine)).inserted }
-    }
+    /// Takes the engine for a container; false when a container holds it already.
+    func claim() -> Bool { Self.claimed.withLock { $0.insert(ObjectIdentifier(engine)).inserted } }
+
+    /// The container let go of the engine (closed it, or gave it back to its pool).
+    func unclaim() { _ = Self.claimed.withLock { $0.remove(ObjectIdentifier(engine)) } }
 
     /// Routes `scheme` to `handler` for the current page.
     func serve(_ scheme: String, with handler: any SchemeHandler) throws(EngineError) {

@@ -60,8 +60,7 @@ public final class HybridContainer {
     /// takes the view over: it closes it when it closes, and a view another container took throws
     /// ``ContainerError/engineInUse``.
     public convenience init(configuration: ContainerConfiguration, engine: any WebEngine) throws {
-        guard EngineHandle.claim(engine) else { throw ContainerError.engineInUse }
-        try self.init(configuration: configuration, handle: EngineHandle(engine: engine, claimed: true), pooled: false)
+        try self.init(configuration: configuration, handle: EngineHandle(engine: engine), pooled: false)
     }
 
     /// A page of `site` in a new web view: its package served under its scheme, its address loadable, `modules`
@@ -89,6 +88,8 @@ public final class HybridContainer {
     }
 
     private init(configuration: ContainerConfiguration, handle: EngineHandle, pooled: Bool) throws {
+        // Views a factory or a pool just handed out are free; a host's own may be another container's.
+        guard handle.claim() else { throw ContainerError.engineInUse }
         self.handle = handle
         self.configuration = configuration
         self.isPooled = pooled
@@ -226,6 +227,7 @@ public final class HybridContainer {
 
     /// A view the container will not use after all: back to its pool, or closed.
     private static func release(_ handle: EngineHandle) {
+        handle.unclaim()
         if let pool = handle.pool {
             pool.giveBack(handle)
         } else {

@@ -94,7 +94,7 @@ public final class DocumentCookieBridge: Sendable {
     func read(_ args: ReadArguments, _ call: CallContext) async throws(BridgeError) -> Answer {
         let url = try realURL(args.url, call)
         let frame = "\(call.origin) \(args.document?.prefix(64) ?? Substring(url.absoluteString))"
-        delivery.pollStarted(frame, url: url, known: args.known)
+        delivery.pollStarted(frame, url: url, known: args.known, isMainFrame: call.isMainFrame)
         let deadline = ContinuousClock.now + pollTimeout
         while true {
             // Subscribed before reading, so a change between the two still wakes the wait.

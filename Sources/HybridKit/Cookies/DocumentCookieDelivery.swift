@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// A frame can only delay responses, never see or change anything: a waiter is released after ``ackTimeout``
 /// whatever the frames do, a frame that does not acknowledge within it is dropped, a frame whose acknowledgement
-/// names another string than it was sent is no longer waited for, and at most ``maxFrames`` are followed.
+/// names another string than it was sent is no longer waited for, and at most ``maxFrames`` are followed (the main
+/// frame always).
 public final class DocumentCookieDelivery: Sendable {
     public static let maxFrames = 32
     /// The longest a response waits for pages to see its cookies (one bridge round trip takes milliseconds).
@@ -24,6 +25,7 @@ public final class DocumentCookieDelivery: Sendable {
         var known: String?
         /// Set while an answer is on its way to the frame and not yet acknowledged.
         var answeredAt: ContinuousClock.Instant?
+        let isMainFrame: Bool
     }
 
     private struct State {
@@ -41,8 +43,9 @@ public final class DocumentCookieDelivery: Sendable {
         self.ackTimeout = ackTimeout
     }
 
-    /// A frame's `read` arrived: it holds `known` (nil: nothing yet).
-    func pollStarted(_ frame: String, url: URL, known: String?) {
+    /// A frame's `read` arrived: it holds `known` (nil: nothing yet). The main frame is always followed: when
+    /// subframes fill every place, one of them gives its place up.
+    func pollStarted(_ frame: String, url: URL, known: String?, isMainFrame: Bool = false) {
         state.withLock { state in
             guard !state.ignored.contains(frame) else { return }
             // An acknowledgement names what the frame was sent, or what a write of its own since answered (the
@@ -54,8 +57,11 @@ public final class DocumentCookieDelivery: Sendable {
                 state.ignored.insert(frame)
                 return
             }
-            guard state.frames[frame] != nil || state.frames.count < Self.maxFrames else { return }
-            state.frames[frame] = Frame(url: url, known: known, answeredAt: nil)
+            if state.frames[frame] == nil, state.frames.count >= Self.maxFrames {
+                guard isMainFrame, let evicted = state.frames.first(where: { !$0.value.isMainFrame })?.key else { return }
+                state.frames[evicted] = nil
+            }
+            state.frames[frame] = Frame(url: url, known: known, answeredAt: nil, isMainFrame: isMainFrame)
         }
         releaseIfDelivered()
     }

@@ -184,6 +184,15 @@ extension ContainerGTKTests {
             #expect(throws: ContainerError.self) {
                 try HybridContainer(configuration: ContainerConfiguration(), engine: view)
             }
+            // A view a factory made for another container is that container's too.
+            let other = try HybridContainer(configuration: ContainerConfiguration(), factory: GTKEngineFactory())
+            defer { other.close() }
+            #expect {
+                try HybridContainer(configuration: ContainerConfiguration(), engine: other.engine)
+            } throws: { error in
+                guard case ContainerError.engineInUse = error else { return false }
+                return true
+            }
             try await container.loadAndWait(fixture.site.url)
             #expect(try await view.evaluateJavaScript("location.origin", as: String.self) == "hybrid://shop.example")
             container.close()

@@ -91,5 +91,13 @@ struct DocumentCookieDeliveryTests {
         for frame in 0..<DocumentCookieDelivery.maxFrames { delivery.pollStarted("f\(frame)", url: url, known: "a=1") }
         delivery.pollStarted("one too many", url: url, known: "old")
         #expect(await released(delivery, within: .zero))
+        // Subframes that fill every place do not push the main frame out.
+        delivery.pollStarted("main", url: url, known: "old", isMainFrame: true)
+        let done = Flag()
+        delivery.whenDelivered { done.set() }
+        #expect(!done.isSet, "the main frame is behind and followed")
+        delivery.pollAnswered("main", with: "a=1")
+        delivery.pollStarted("main", url: url, known: "a=1", isMainFrame: true)
+        #expect(done.isSet)
     }
 }
