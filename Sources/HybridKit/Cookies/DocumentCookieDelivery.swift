@@ -58,7 +58,9 @@ public final class DocumentCookieDelivery: Sendable {
                 return
             }
             if state.frames[frame] == nil, state.frames.count >= Self.maxFrames {
-                guard isMainFrame, let evicted = state.frames.first(where: { !$0.value.isMainFrame })?.key else { return }
+                guard isMainFrame, let evicted = state.frames.first(where: { !$0.value.isMainFrame })?.key else {
+                    return
+                }
                 state.frames[evicted] = nil
             }
             state.frames[frame] = Frame(url: url, known: known, answeredAt: nil, isMainFrame: isMainFrame)
