@@ -2,6 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridNetwork
 import HybridPackages
 import HybridTestServers
 import HybridTestSupport
@@ -24,7 +25,9 @@ extension ContainerGTKTests {
             let server: LoopbackServer
             let site: HybridSite
 
-            @GTKActor init(address: String = "https://shop.example/") async throws {
+            /// - Parameter servedBySite: the site's address is the server's own (no development server), as the
+            ///   native proxy needs: it sends requests where their URL says.
+            @GTKActor init(servedBySite: Bool = false) async throws {
                 try GTKRuntime.shared.start(.headless)
                 let pages = work.appending(path: "pages"), served = work.appending(path: "server")
                 try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
@@ -33,12 +36,6 @@ extension ContainerGTKTests {
                 try Data(Self.checksPage.utf8).write(to: pages.appending(path: "index.html"))
                 try Data("hello from the server".utf8).write(to: served.appending(path: "api/hello"))
                 try Data("<!doctype html><title>live</title>live".utf8).write(to: served.appending(path: "live.html"))
-                let zip = work.appending(path: "shop.zip")
-                try PackagePacker().pack(
-                    directory: pages,
-                    options: PackOptions(
-                        id: "shop", version: SemanticVersion(major: 1, minor: 0, patch: 0), serves: [address]),
-                    keyPair: keys, to: zip)
                 // Each answer sets a cookie named by the request, as a sign-in would.
                 server = try await LoopbackServer.start(serving: served) { router in
                     let setCookie: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
@@ -48,10 +45,17 @@ extension ContainerGTKTests {
                     router.get("api/set", use: setCookie)
                     router.post("api/set", use: setCookie)
                 }
+                let address = servedBySite ? server.origin + "/" : "https://shop.example/"
+                let zip = work.appending(path: "shop.zip")
+                try PackagePacker().pack(
+                    directory: pages,
+                    options: PackOptions(
+                        id: "shop", version: SemanticVersion(major: 1, minor: 0, patch: 0), serves: [address]),
+                    keyPair: keys, to: zip)
                 site = try HybridSite(
                     address,
                     package: .bundled(zip, trustedKey: keys.verificationKey, store: work.appending(path: "store")),
-                    developmentServer: try #require(URL(string: server.origin)))
+                    developmentServer: servedBySite ? nil : try #require(URL(string: server.origin)))
             }
 
             func close() {
@@ -133,11 +137,25 @@ extension ContainerGTKTests {
 
         /// A `Set-Cookie` on a response that passes through native code is in `document.cookie` by the time the
         /// page's `fetch` resolves, and when its XHR reaches HEADERS_RECEIVED: every time, not eventually.
-        @Test @GTKActor func aResponseSCookieIsInDocumentCookieWhenThePageSeesTheResponse() async throws {
-            let fixture = try await Fixture()
+        /// Both ways a request passes through native code: bodies by id (the site's default) and the full proxy.
+        @Test(arguments: [false, true]) @GTKActor
+        func aResponseSCookieIsInDocumentCookieWhenThePageSeesTheResponse(proxied: Bool) async throws {
+            let fixture = try await Fixture(servedBySite: proxied)
             defer { fixture.close() }
+            let jar = CookieJar()
+            let mapping = OfflineURLMapping(route: fixture.site.route)
+            // The proxy reaches the loopback site, with the page's jar.
+            let proxy = NativeProxy(
+                policy: ProxyPolicy(allowedHosts: ["127.0.0.1"], allowedAddressKinds: [.loopback]),
+                cookies: JarCookieHandler(jar: jar, pageURL: { mapping.packageURL(for: $0) }))
+            let hooks = RequestInterceptionFeature(
+                config: InterceptionConfig(defaultStrategy: .fullProxy), proxy: proxy,
+                mapURL: { mapping.packageURL(for: $0) })
             let container = try HybridContainer(
-                site: fixture.site, modules: Self.modules(), factory: GTKEngineFactory())
+                configuration: ContainerConfiguration(
+                    site: fixture.site, modules: Self.modules(), features: proxied ? [hooks] : [],
+                    documentCookies: .automatic(jar: jar), pageMessages: .site),
+                factory: GTKEngineFactory())
             defer { container.close() }
             try await container.loadAndWait(fixture.site.url)
             _ = try await container.nextMessage("checks")
@@ -203,7 +221,7 @@ extension ContainerGTKTests {
             let logs = LogCapture.installed()
             logs.reset()
             let fixture = try await Fixture()
-            fixture.server.stop()
+            await fixture.server.shutdown()  // gone for good before the load, not on its way out
             let container = try HybridContainer(
                 site: fixture.site, modules: Self.modules(), factory: GTKEngineFactory())
             defer { container.close() }
