@@ -81,7 +81,8 @@ import Testing
             """
             (async () => {
               const shop = hybrid.module('shop');
-              const code = (promise) => promise.then(() => 'resolved', (e) => e instanceof hybrid.HybridError ? e.code : String(e));
+              const code = (promise) =>
+                promise.then(() => 'resolved', (e) => (e instanceof hybrid.HybridError ? e.code : String(e)));
               const summary = await shop.add({ sku: 'sencha', price: 6.5 });
               const refused = await code(shop.add({ sku: 'sencha', price: -1 }));
               const refusedByCall = await code(hybrid.call('shop', 'add', { sku: 'sencha', price: -1 }));
@@ -201,7 +202,8 @@ import Testing
               const streamed = [];
               for await (const value of shop.count.stream(2)) streamed.push(value);
               const assignment = Reflect.set(shop, 'add', spoof('assigned add')) ? 'assigned' : 'refused';
-              const definition = Reflect.defineProperty(shop, 'add', { __proto__: null, value: 1 }) ? 'defined' : 'refused';
+              const defined = Reflect.defineProperty(shop, 'add', { __proto__: null, value: 1 });
+              const definition = defined ? 'defined' : 'refused';
               const stillNative = shop.add !== Object.prototype.add && !Object.isExtensible(shop.add);
               return { summary, synchronous, streamed, spoofed, assignment, definition, stillNative,
                 has: 'add' in shop, keys: Reflect.ownKeys(shop).map(String),
