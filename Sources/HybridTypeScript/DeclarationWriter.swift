@@ -63,7 +63,7 @@ struct DeclarationWriter {
                 let note = method.note.map { ": \($0)" } ?? ""
                 lines.append("  /** `\(interface.module.name).\(method.name)`\(note). */")
                 let parameter = method.parameter.map {
-                    "\(TypeScriptNames.isIdentifier($0.name) ? $0.name : "args")\($0.optional ? "?" : ""): "
+                    "\(TypeScriptNames.parameter($0.name))\($0.optional ? "?" : ""): "
                         + $0.type.written(types)
                 }
                 let result = method.result.written(types)

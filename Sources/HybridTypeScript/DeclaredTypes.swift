@@ -55,13 +55,22 @@ struct CodingKeys {
 /// Every type the sources declare, by its dotted path.
 struct TypeCatalog {
     private(set) var types: [String: DeclaredType] = [:]
+    /// Keys declared more than once (types inside functions count as declared beside them), with where: which one a
+    /// use means is not known, so such a type is unknown.
+    private(set) var ambiguous: [String: [SourcePosition]] = [:]
 
     init(files: [ParsedFile]) {
         var extensions: [(path: [String], coding: SourcePosition?, keys: CodingKeys?)] = []
         for file in files {
             let collector = DeclarationCollector(file: file)
             collector.walk(file.tree)
-            for type in collector.types where types[type.key] == nil { types[type.key] = type }
+            for type in collector.types {
+                if let first = types[type.key] {
+                    ambiguous[type.key, default: [first.position]].append(type.position)
+                } else {
+                    types[type.key] = type
+                }
+            }
             extensions += collector.extensions
         }
         // Extensions add no stored properties, but may encode the type themselves or bring its CodingKeys.

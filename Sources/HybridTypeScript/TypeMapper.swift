@@ -138,9 +138,29 @@ struct TypeMapper {
             return .keyword(Self.scalars[last] ?? "unknown")
         }
         if let key = catalog.resolve(path, from: site.scope), let declared = catalog[key] {
+            if let places = catalog.ambiguous[key] {
+                warn(
+                    site,
+                    "\(site.subject) is `\(syntax.trimmedDescription)`, and \(declared.swiftName) is declared "
+                        + "\(places.count) times (\(places.map(\.description).joined(separator: ", ")); types inside "
+                        + "functions count as declared beside them), so it is unknown: give them distinct names")
+                return .unknown
+            }
             if declared.kind == .alias { return expand(declared, at: site) }
+            var mapped = arguments.map { map($0, at: site) }
+            if mapped.count != declared.genericParameters.count {
+                // Inside its own declaration, `Page` means `Page<Element>`.
+                guard mapped.isEmpty, site.scope == declared.path else {
+                    warn(
+                        site,
+                        "\(site.subject) is `\(syntax.trimmedDescription)`, whose generic arguments do not match "
+                            + "\(declared.swiftName)'s parameters, so it is unknown: write them all")
+                    return .unknown
+                }
+                mapped = declared.genericParameters.map { .parameter($0) }
+            }
             need(key)
-            return .declared(key: key, arguments: arguments.map { map($0, at: site) })
+            return .declared(key: key, arguments: mapped)
         }
         var name = path
         if name.count == 2, Self.modulePrefixes.contains(name[0]) { name.removeFirst() }
@@ -239,7 +259,14 @@ struct TypeMapper {
         case .enumeration:
             return enumeration(type)
         case .alias:
-            return Declaration(type: type, body: .alias(.unknown), untypedBecause: "an alias")
+            // Never reached: an alias is expanded where it is used (mapNamed), never declared.
+            guard let target = type.aliasTarget else {
+                return Declaration(type: type, body: .alias(.unknown), untypedBecause: "an alias without a target")
+            }
+            let site = UseSite(
+                scope: Array(type.path.dropLast()), generics: [], position: type.position,
+                subject: "the type alias \(type.swiftName)")
+            return Declaration(type: type, body: .alias(map(target, at: site)), untypedBecause: nil)
         }
     }
 

@@ -132,6 +132,19 @@ enum TypeScriptNames {
         return name + "Module"
     }
 
+    /// A parameter name as written, unless JavaScript reserves it (`new`, `function`, `delete`…): then `args`.
+    static func parameter(_ name: String) -> String {
+        isIdentifier(name) && !reservedWords.contains(name) ? name : "args"
+    }
+
+    static let reservedWords: Set<String> = [
+        "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum",
+        "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "null",
+        "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with", "yield",
+        "let", "static", "implements", "interface", "package", "private", "protected", "public", "await", "arguments",
+        "eval",
+    ]
+
     /// Names a declaration may not take: the TypeScript types the file itself uses, and type keywords.
     static let reserved: Set<String> = [
         "Record", "Promise", "Partial", "HybridStream", "HybridSynchronous", "HybridModules", "string", "number",

@@ -255,11 +255,14 @@ import Testing
             let odd = BridgeModule("odd-one.x", access: .anyPage) { module in
                 module.method("new") { (_: NoArguments, _) -> Odd in fatalError() }
                 module.method("private") { (_: NoArguments, _) -> Int in 1 }
+                module.method("delete") { (function: String, _) -> Bool in true }
             }
             """)
         #expect(output.warnings.isEmpty, "\(output.warnings)")
         #expect(output.declarations.contains(#"  "new"(): Promise<Odd>;"#))
         #expect(output.declarations.contains(#"  "private"(): Promise<number>;"#))
+        // A parameter JavaScript reserves the name of is `args`.
+        #expect(output.declarations.contains(#"  delete(args: string): Promise<boolean>;"#))
         #expect(output.declarations.contains(#"  "the default": number;"#))
         #expect(output.declarations.contains(#"    "odd-one.x": OddOneXModule;"#))
     }

@@ -51,22 +51,45 @@ import Testing
     }
 
     /// The repository's own Swift: every kind of declaration this package writes, modules whose names are not
-    /// literals, builders handed around. It must come out as declarations and warnings, never a crash.
-    @Test func theRepositorysOwnSourcesAreReadWithoutACrash() throws {
+    /// literals, builders handed around. It must come out as declarations tsc accepts and warnings, never a crash.
+    @Test func theRepositorysOwnSourcesAreReadWithoutACrash() async throws {
         let sources = try SwiftSource.read([
             Self.packageRoot.appendingPathComponent("Sources").path,
             Self.packageRoot.appendingPathComponent("Tests").path,
         ])
         #expect(sources.count > 300)
-        let output = ModuleTypes.generate(sources)
+        let output = try await offThePool { ModuleTypes.generate(sources) }
         #expect(output.modules.contains("tour") && output.modules.contains("shop"), "\(output.modules)")
         #expect(output.declarations.contains("declare module './hybrid'"))
         #expect(!output.warnings.contains { $0.message.contains("does not parse") }, "\(output.warnings)")
+        let (status, diagnostics) = try await Self.typeCheck(["modules.d.ts": output.declarations])
+        #expect(status == 0, "tsc: \(diagnostics)")
+    }
+
+    /// tsc --strict on hybrid.d.ts and `files` (name → text) in a fresh folder: its exit status and diagnostics.
+    static func typeCheck(_ files: [String: String]) async throws -> (Int32, String) {
+        let tsc = try #require(
+            ["/usr/bin/tsc", "/usr/local/bin/tsc"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "tsc (TypeScript) is not installed: run scripts/install-deps.sh (Debian package node-typescript)")
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(
+            at: packageRoot.appendingPathComponent("Sources/HybridKit/Bridge/Types/hybrid.d.ts"),
+            to: folder.appendingPathComponent("hybrid.d.ts"))
+        for (name, text) in files { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
+        // In the folder, so diagnostics name the files; off Swift's cooperative pool (see ChildProcess).
+        let run = try await ChildProcess.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            arguments: [
+                "-c", #"cd "$0" && exec "$@" 2>&1"#, folder.path, tsc, "--noEmit", "--strict", "--pretty", "false",
+                "--target", "es2020", "--lib", "es2020,dom", "hybrid.d.ts",
+            ] + files.keys.sorted())
+        return (run.exitStatus ?? -1, String(decoding: run.standardOutput, as: UTF8.self))
     }
 
     /// Text that is not Swift, and Swift no one writes but that makes swift-syntax recurse as deep as it goes or
     /// take exponential time: warnings, never a crash or a hang.
-    @Test func textThatIsNotSwiftOrNestsWithoutEndIsAWarningNotACrash() {
+    @Test func textThatIsNotSwiftOrNestsWithoutEndIsAWarningNotACrash() async throws {
         var random = SeededRandom(seed: 26)
         let cases = [
             ("Garbage.swift", String(decoding: random.bytes(4096), as: UTF8.self), "does not parse"),
@@ -82,7 +105,9 @@ import Testing
             ("Chain.swift", "let x = a" + String(repeating: ".b", count: 20_000), nil),
             ("Generics.swift", "let x: " + String(repeating: "A<", count: 10_000), "does not parse"),
         ]
-        let output = ModuleTypes.generate(cases.map { SwiftSource(path: $0.0, text: $0.1) })
+        let sources = cases.map { SwiftSource(path: $0.0, text: $0.1) }
+        // Seconds of parsing: off Swift's cooperative pool, which the other tests need.
+        let output = try await offThePool { ModuleTypes.generate(sources) }
         for (path, _, expected) in cases {
             let said = output.warnings.filter { $0.position.file == path }.map(\.message)
             if let expected {
@@ -98,16 +123,7 @@ import Testing
     /// The declarations of every shape the generator writes, with hybrid.d.ts and a page that uses them, pass
     /// `tsc --strict`: they are TypeScript, and they type the proxy as the page expects.
     @Test func theDeclarationsTypeCheckWithTheirPage() async throws {
-        let tsc = try #require(
-            ["/usr/bin/tsc", "/usr/local/bin/tsc"].first { FileManager.default.isExecutableFile(atPath: $0) },
-            "tsc (TypeScript) is not installed: run scripts/install-deps.sh (Debian package node-typescript)")
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.copyItem(
-            at: Self.packageRoot.appendingPathComponent("Sources/HybridKit/Bridge/Types/hybrid.d.ts"),
-            to: folder.appendingPathComponent("hybrid.d.ts"))
         let generated = ModuleTypes.generate([SwiftSource(path: "Shop.swift", text: GeneratorTests.shop)])
-        try Data(generated.declarations.utf8).write(to: folder.appendingPathComponent("modules.d.ts"))
         let page = """
             import type { Item, Summary, Event, Kind } from './modules';
             async function page(): Promise<void> {
@@ -132,14 +148,9 @@ import Testing
             }
             void page;
             """
-        try Data(page.utf8).write(to: folder.appendingPathComponent("page.ts"))
-        let run = try await ChildProcess.run(
-            URL(fileURLWithPath: "/bin/sh"),
-            arguments: [
-                "-c", #"cd "$0" && exec "$@" 2>&1"#, folder.path, tsc, "--noEmit", "--strict", "--pretty", "false",
-                "--target", "es2020", "--lib", "es2020,dom", "hybrid.d.ts", "modules.d.ts", "page.ts",
-            ])
-        let diagnostics = String(decoding: run.standardOutput, as: UTF8.self)
-        #expect(run.exitStatus == 0, "tsc: \(diagnostics)\n\(generated.declarations)")
+        let (status, diagnostics) = try await Self.typeCheck([
+            "modules.d.ts": generated.declarations, "page.ts": page,
+        ])
+        #expect(status == 0, "tsc: \(diagnostics)\n\(generated.declarations)")
     }
 }

@@ -108,6 +108,36 @@ import Testing
         #expect(Self.output.modules == ["untyped"])
     }
 
+    @Test func aNameDeclaredTwiceOrGenericArgumentsLeftOutAreUnknown() {
+        let output = ModuleTypes.generate([
+            SwiftSource(
+                path: "Twice.swift",
+                text: """
+                    struct Page<Element: Codable>: Codable { var items: [Element]; var next: Page? }
+                    enum Shop {
+                        static func first() { struct Args: Codable { var a: Int } }
+                        static func second() { struct Args: Codable { var b: String } }
+                        static let module = BridgeModule("shop", access: .anyPage) { module in
+                            module.method("x") { (args: Args, _) -> Page<Int> in fatalError() }
+                            module.method("y") { (count: Int, _) -> Page in fatalError() }
+                        }
+                    }
+                    """)
+        ])
+        #expect(output.warnings.count == 2, "\(output.warnings)")
+        #expect(
+            output.warnings.first?.description
+                == "Twice.swift:6: warning: the argument of shop.x is `Args`, and Shop.Args is declared 2 times "
+                + "(Twice.swift:3, Twice.swift:4; types inside functions count as declared beside them), so it is "
+                + "unknown: give them distinct names")
+        #expect(output.warnings.last?.position.line == 7)
+        #expect(output.warnings.last?.message.contains("generic arguments do not match Page's parameters") == true)
+        #expect(output.declarations.contains("  x(args: unknown): Promise<Page<number>>;"))
+        #expect(output.declarations.contains("  y(count: number): Promise<unknown>;"))
+        // Inside its own declaration, `Page` is `Page<Element>`.
+        #expect(output.declarations.contains("  next?: Page<Element>;"))
+    }
+
     @Test func noModuleAtAllIsSaidAndStillWritesAModule() {
         let output = ModuleTypes.generate([SwiftSource(path: "Empty.swift", text: "struct Nothing {}")])
         #expect(
