@@ -61,6 +61,9 @@ let package = Package(
         // `swift package generate-documentation`: the DocC catalogs of the public modules (CI builds them with
         // warnings as errors).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // `hybrid types` reads an app's Swift to write TypeScript declarations of its modules: the parser only (no
+        // macros, no compiler plugin), in a target no library product links.
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
     ],
     targets: [
         // Engine-free: the port (Engine), the bridge and its page runtime, pages with navigation policy and
@@ -221,10 +224,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `hybrid types`: TypeScript declarations of an app's bridge modules and the Codable types they take and
+        // return, read from its Swift sources. A tool like the demo: `hybrid` depends on it, no library product does,
+        // so an app never links swift-syntax.
+        .target(
+            name: "HybridTypeScript",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
+        ),
         .executableTarget(
             name: "hybrid",
             dependencies: [
-                "HybridKit", "HybridTools", "HybridNetwork",
+                "HybridKit", "HybridTools", "HybridNetwork", "HybridTypeScript",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridDemo") + linuxOnly("HybridBench"),
@@ -286,6 +299,9 @@ let package = Package(
             ] + linuxOnly("WebKitStandIn") + linuxOnly("HybridKitGTK") + linuxOnly("HybridDemo")
                 + linuxOnly("HybridTestServers")
         ),
+        // The generator behind `hybrid types` on sample sources; the Shop example's generated file and a page
+        // type-checked against it are in HybridKitTests (TypeScript pages live there).
+        .testTarget(name: "HybridTypeScriptTests", dependencies: ["HybridTypeScript", "HybridTestSupport"]),
         .testTarget(
             name: "HybridCookiesTests", dependencies: ["HybridTestSupport", "HybridCookies", "cookie-writer", "hybrid"]),
         .testTarget(

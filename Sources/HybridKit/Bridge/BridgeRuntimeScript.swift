@@ -14,7 +14,9 @@ public enum BridgeRuntimeScript {
 
     /// The runtime's source files (Bridge/BridgeRuntime), in the order they are concatenated: each is a section of
     /// one closure's body, sharing its variables (transport.js says what the sections are).
-    static let files = ["transport", "calls", "streams", "sync", "state", "receive", "api", "wvjb", "dsbridge"]
+    static let files = [
+        "transport", "calls", "streams", "sync", "state", "receive", "proxies", "api", "wvjb", "dsbridge",
+    ]
 
     /// Loaded once: the files are immutable package resources.
     static let sources: Result<[String], LoadError> = {

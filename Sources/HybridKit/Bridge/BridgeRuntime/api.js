@@ -71,6 +71,9 @@ const api = {
   callSync,
   /** Reads a native stream: `for await (const x of hybrid.stream(module, method, args))`, or `.forEach(fn)`. */
   stream: openStream,
+  // Typed module proxies (proxies.js).
+  /** A proxy of native module `name`: `hybrid.module('cart').add(item)` is `hybrid.call('cart', 'add', item)`. */
+  module: moduleProxy,
   /** 'sync', 'async', 'stream' or null: whether this frame may call `module.method`, and how. Synchronous. */
   has,
   /** Values native publishes, readable synchronously from document start where the module's access allows. */

@@ -1,7 +1,7 @@
 // HybridKit bridge runtime. Injected at document start into every frame. It is the files of BridgeRuntime/, none a
 // script on its own: BridgeRuntimeScript joins them, in its order, and wraps them as
-//   (function (config) { <transport.js> <calls.js> <streams.js> <sync.js> <state.js> <receive.js> <api.js>
-//     <wvjb.js> <dsbridge.js> })(<config JSON>);
+//   (function (config) { <transport.js> <calls.js> <streams.js> <sync.js> <state.js> <receive.js> <proxies.js>
+//     <api.js> <wvjb.js> <dsbridge.js> })(<config JSON>);
 // so they share one closure's variables, and nothing here leaks into the page's global scope except `window.hybrid`
 // (and the WVJB and DSBridge shims). This file comes first: it takes the built-ins and handlers the runtime uses
 // before any page script runs, and holds the transport every other file sends through. (It calls failAll, from

@@ -93,6 +93,16 @@ export interface Hybrid {
    * elements ahead at most). Any other method reads as a one-element stream.
    */
   stream<T = unknown>(module: string, method: string, args?: unknown): HybridStream<T>;
+  // Typed module proxies.
+  /**
+   * A typed proxy of native module `name`: `hybrid.module('cart').add(item)` is `hybrid.call('cart', 'add', item)`,
+   * `.peek.sync(args)` is `hybrid.callSync`, `.count.stream(args)` is `hybrid.stream`. Typed by the module's entry in
+   * `HybridModules` (which `hybrid types` writes from the app's Swift), or by a description of your own:
+   * `hybrid.module<Cart>('cart')`. It reaches nothing `hybrid.call` does not; `then`, `toJSON` and the names
+   * Object.prototype has are never methods of it (call such a method with `hybrid.call`).
+   */
+  module<K extends keyof HybridModules & string>(name: K): HybridModuleProxy<HybridModules[K]>;
+  module<T>(name: string): HybridModuleProxy<T>;
   has(name: `${string}.${string}`): HybridMethodKind | null;
   has(module: string, method: string): HybridMethodKind | null;
   /** Values native publishes, readable synchronously from document start in the frames the module's access allows. */
@@ -116,6 +126,63 @@ export interface HybridStream<T> extends AsyncIterableIterator<T> {
   /** Calls `fn` with each element; resolves when the stream ends, rejects with its HybridError. */
   forEach(fn: (value: T) => void): Promise<void>;
 }
+
+// Typed module proxies (`hybrid.module`).
+
+/**
+ * The app's native modules by name, each with its description (see `HybridModuleProxy`): empty here. `hybrid types`
+ * writes a file that adds the app's modules to it, so `hybrid.module('cart')` is typed without a type argument.
+ */
+export interface HybridModules {}
+
+declare const hybridSynchronous: unique symbol;
+/**
+ * In a module's description, the result of a method native declared `synchronous: true`: its proxy offers `.sync`
+ * besides the call (`peek(): HybridSynchronous<Summary>`).
+ */
+export interface HybridSynchronous<R> {
+  readonly [hybridSynchronous]: R;
+}
+
+/** Names a proxy never treats as methods: `await` reads `then`, JSON.stringify `toJSON`, and Object.prototype's own. */
+export type HybridReservedName =
+  | 'then' | 'toJSON' | 'constructor' | 'toString' | 'toLocaleString' | 'valueOf' | 'hasOwnProperty'
+  | 'isPrototypeOf' | 'propertyIsEnumerable' | '__proto__' | '__defineGetter__' | '__defineSetter__'
+  | '__lookupGetter__' | '__lookupSetter__';
+
+/** A method's call: its one argument (none, `null`, for a method that takes `NoArguments`) and call options. */
+export type HybridProxyCall<P extends unknown[], R> = P extends []
+  ? (args?: null, options?: HybridCallOptions) => Promise<R>
+  : P extends [infer A]
+    ? (args: A, options?: HybridCallOptions) => Promise<R>
+    : P extends [(infer A)?]
+      ? (args?: A, options?: HybridCallOptions) => Promise<R>
+      : never;
+
+/** A member of a module's proxy, from its description `(args: A) => R`: see `HybridModuleProxy`. */
+export type HybridProxyMethod<P extends unknown[], R> = [R] extends [HybridStream<infer E>]
+  ? { readonly stream: (...args: P) => HybridStream<E> }
+  : [R] extends [HybridSynchronous<infer V>]
+    ? HybridProxyCall<P, V> & { readonly sync: (...args: P) => V }
+    : HybridProxyCall<P, Awaited<R>>;
+
+/**
+ * What `hybrid.module` returns for a module described by `T`, an interface with one method per native method, taking
+ * its argument (or nothing) and returning its result:
+ *
+ *     interface Cart {
+ *       add(item: Item): Promise<Summary>;            // cart.add(item): Promise<Summary>
+ *       peek(): HybridSynchronous<Summary>;           // cart.peek(): Promise<Summary>, cart.peek.sync(): Summary
+ *       watch(filter: Filter): HybridStream<Summary>; // cart.watch.stream(filter): HybridStream<Summary>
+ *     }
+ */
+export type HybridModuleProxy<T> = {
+  readonly [K in keyof T as K extends HybridReservedName ? never : K extends string ? K : never]: T[K] extends (
+    ...args: infer P
+  ) => infer R
+    ? HybridProxyMethod<P, R>
+    : never;
+};
 
 /** Published native state (`hybrid.state`). Values are frozen: copy one to change it. */
 export interface HybridState {

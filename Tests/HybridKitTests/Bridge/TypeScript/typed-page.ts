@@ -5,8 +5,11 @@ import type {
   HybridError,
   HybridErrorCode,
   HybridModuleCatalog,
+  HybridModuleProxy,
   HybridRecoveryReport,
   HybridRequestStrategy,
+  HybridStream,
+  HybridSynchronous,
   SetupWebViewJavascriptBridge,
   WebViewJavascriptBridge,
   WVJBCallback,
@@ -148,3 +151,41 @@ async function streams(): Promise<void> {
   await hybrid.stream<number>('sensors', 'count').forEach((n) => console.log(n.toFixed(0)));
 }
 void streams();
+
+// Typed module proxies: a description of the module's methods, as a page writes it by hand (`hybrid types` writes
+// one from the app's Swift and adds it to HybridModules).
+interface CartItem {
+  sku: string;
+  price: number;
+}
+interface CartSummary {
+  count: number;
+  total: number;
+}
+interface Cart {
+  add(item: CartItem): Promise<CartSummary>;
+  clear(): Promise<null>;
+  peek(): HybridSynchronous<CartSummary>;
+  watch(filter: { atLeast: number }): HybridStream<CartSummary>;
+  note(text?: string): boolean;
+}
+declare module './hybrid' {
+  interface HybridModules {
+    cart: Cart;
+  }
+}
+
+async function proxies(): Promise<void> {
+  const cart: HybridModuleProxy<Cart> = hybrid.module<Cart>('cart');
+  const summary: CartSummary = await cart.add({ sku: 'sencha', price: 6.5 });
+  const timed: CartSummary = await cart.add({ sku: 'oolong', price: 9 }, { timeout: 2000 });
+  const cleared: null = await cart.clear();
+  const now: CartSummary = cart.peek.sync();
+  const later: CartSummary = await cart.peek();
+  for await (const change of cart.watch.stream({ atLeast: 2 })) console.log(change.total.toFixed(2));
+  const noted: boolean = (await cart.note()) && (await cart.note('gift'));
+  // Typed by HybridModules, without a type argument; awaiting a proxy gives the proxy (it has no `then`).
+  const same: HybridModuleProxy<Cart> = await hybrid.module('cart');
+  console.log(summary, timed, cleared, now, later, noted, same === cart);
+}
+void proxies();

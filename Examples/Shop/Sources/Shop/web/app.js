@@ -12,13 +12,15 @@ function check(name, ok, detail = '') {
 }
 
 async function shop() {
-  // The native cart module (ShopCart): a promise per call, typed errors as rejections.
-  await hybrid.call('cart', 'add', { sku: 'sencha', price: 6.5 });
-  const cart = await hybrid.call('cart', 'add', { sku: 'oolong', price: 9 });
-  document.getElementById('count').textContent = cart.count;
-  document.getElementById('total').textContent = cart.total.toFixed(2);
-  check('cart', cart.count === 2 && cart.total === 15.5, `${cart.count} items`);
-  const refused = await hybrid.call('cart', 'add', { sku: '', price: -1 }).then(() => null, (error) => error);
+  // The native cart module (ShopCart) through its proxy: a promise per call, typed errors as rejections. Its types
+  // (types/modules.d.ts) are written from the Swift by `hybrid types`.
+  const cart = hybrid.module('cart');
+  await cart.add({ sku: 'sencha', price: 6.5 });
+  const summary = await cart.add({ sku: 'oolong', price: 9 });
+  document.getElementById('count').textContent = summary.count;
+  document.getElementById('total').textContent = summary.total.toFixed(2);
+  check('cart', summary.count === 2 && summary.total === 15.5, `${summary.count} items`);
+  const refused = await cart.add({ sku: '', price: -1 }).then(() => null, (error) => error);
   check('cart refuses a bad item', refused !== null && refused.code === 'bad_arguments');
 
   // Sign in: the server's Set-Cookie lands in the jar, and document.cookie shows it by the time fetch resolves
