@@ -24,6 +24,9 @@ public enum BridgeBenchmark {
         public var syncCalls = 1000
         /// Elements of the streamed-results figure, against as many separate calls.
         public var streamElements = 10_000
+        /// Batches of at least this many bytes go to the page as a function's argument rather than evaluated
+        /// (``BridgeConfiguration/functionCallThreshold``); the bridge's default unless set.
+        public var functionCallThreshold = BridgeConfiguration.defaultFunctionCallThreshold
         public init() {}
     }
 
@@ -108,6 +111,7 @@ public enum BridgeBenchmark {
         let bridgeArrivals = ArrivalLog()
         var configuration = BridgeConfiguration()
         configuration.limits.maxMessageBytes = 64 << 20
+        configuration.functionCallThreshold = options.functionCallThreshold
         let page = try HybridPage(
             engine: view,
             modules: [

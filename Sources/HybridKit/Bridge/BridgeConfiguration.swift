@@ -15,6 +15,13 @@ public struct BridgeConfiguration: Sendable {
     /// answering `_dsbridge=` calls). Off leaves those globals to the page.
     public var dsbridgeCompatibility = true
     public var limits = BridgeLimits()
+    /// Batches for the main frame of at least this many bytes are handed to the runtime as the argument of a page
+    /// function (``WebEngine/callAsyncJavaScript(_:arguments:)``) rather than evaluated as a string literal: past
+    /// it, escaping the text natively and reading the literal in the page cost more than the function call does
+    /// (`hybrid bench bridge`, BENCHMARKS.md). 0 sends every batch that way, `Int.max` none.
+    public var functionCallThreshold = BridgeConfiguration.defaultFunctionCallThreshold
+    /// See ``functionCallThreshold``.
+    public static let defaultFunctionCallThreshold = 16 << 10
     /// With `false`, pages' calls wait (queued in the page) until ``BridgeEngine/markReady()``.
     public var startsReady = true
     /// Told of every page → native call once it is answered (or refused), on the bridge's executor: keep it

@@ -336,9 +336,13 @@ public actor BridgeEngine {
     }
 
     private func flush() {
-        guard let script = outbox.takeScript(), let engine else { return }
+        guard let delivery = outbox.take(functionCallThreshold: configuration.functionCallThreshold), let engine
+        else { return }
         statistics.evaluations += 1
-        engine.evaluateJavaScriptIgnoringResult(script)
+        switch delivery {
+        case .evaluate(let script): engine.evaluateJavaScriptIgnoringResult(script)
+        case .call(let body, let arguments): engine.callAsyncJavaScriptIgnoringResult(body, arguments: arguments)
+        }
     }
 
     // MARK: Events and calls into the page

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A message from a page, as the runtime writes it:
 /// `H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>`, the method percent-encoded
 /// (`encodeURIComponent`), since WebViewJavascriptBridge handler names may hold spaces.
@@ -94,13 +100,13 @@ public struct InboundMessageParser: Sendable {
     /// message at a time lets a huge post be handled over several turns without being read all at once.
     public func parseNext(_ rest: inout Substring.UTF8View) -> Result<InboundMessage, InboundMessageError>? {
         guard !rest.isEmpty else { return nil }
-        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+        guard let newline = Self.newline(in: rest) else {
             rest = rest[rest.endIndex...]
             return .failure(InboundMessageError(error: .badMessage("message has no head line")))
         }
         let head = rest[..<newline]
         let payloadStart = rest.index(after: newline)
-        let payloadEnd = rest[payloadStart...].firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+        let payloadEnd = Self.newline(in: rest[payloadStart...]) ?? rest.endIndex
         let payload = rest[payloadStart..<payloadEnd]
         rest = payloadEnd == rest.endIndex ? rest[payloadEnd...] : rest[rest.index(after: payloadEnd)...]
         return Result { () throws(InboundMessageError) in try parseOne(head: head, payload: payload) }
@@ -138,6 +144,22 @@ public struct InboundMessageParser: Sendable {
         return InboundMessage(
             kind: kind, id: id, token: token, frame: frame, origin: origin, module: module, method: method,
             payload: payload)
+    }
+
+    /// The first newline in `bytes`, found with `memchr` in the native string's buffer (stepping through a
+    /// megabyte payload one index at a time cost as much as encoding it).
+    static func newline(in bytes: Substring.UTF8View) -> Substring.UTF8View.Index? {
+        let offset = bytes.withContiguousStorageIfAvailable { buffer -> Int? in
+            guard let base = buffer.baseAddress,
+                let found = memchr(base, Int32(UInt8(ascii: "\n")), buffer.count)
+            else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+        switch offset {
+        case .some(.some(let offset)): return bytes.index(bytes.startIndex, offsetBy: offset)
+        case .some(.none): return nil
+        case .none: return bytes.firstIndex(of: UInt8(ascii: "\n"))
+        }
     }
 
     private static func string(_ bytes: Substring.UTF8View) -> String? {
