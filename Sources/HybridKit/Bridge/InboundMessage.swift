@@ -17,6 +17,9 @@ public struct InboundMessage: Sendable, Equatable {
         case pull
         /// The page stopped reading stream `id`.
         case cancel
+        /// A call whose arguments hold bytes: its payload names their sizes first (``BinaryCallPayload``), and the
+        /// bytes follow in one upload to the bridge's scheme once native has admitted the call.
+        case binaryCall = "bcall"
     }
     public enum Frame: String, Sendable { case main, sub }
 
@@ -31,11 +34,13 @@ public struct InboundMessage: Sendable, Equatable {
     public var method: String
     /// The JSON payload, UTF-8.
     public var payload: Substring.UTF8View
+    /// The sizes of the binary parts a ``Kind/binaryCall`` will upload, in order; empty for every other kind.
+    public var binaryParts: [Int] = []
 
     public static func == (lhs: InboundMessage, rhs: InboundMessage) -> Bool {
         lhs.kind == rhs.kind && lhs.id == rhs.id && lhs.token == rhs.token && lhs.frame == rhs.frame
             && lhs.origin == rhs.origin && lhs.module == rhs.module && lhs.method == rhs.method
-            && lhs.payload.elementsEqual(rhs.payload)
+            && lhs.payload.elementsEqual(rhs.payload) && lhs.binaryParts == rhs.binaryParts
     }
 }
 
@@ -136,14 +141,25 @@ public struct InboundMessageParser: Sendable {
             throw fail("origin is malformed")
         }
         guard let module = Self.string(fields[6]), let method = Self.string(fields[7]).flatMap(Self.percentDecoded),
-            (kind != .call && kind != .stream)
+            (kind != .call && kind != .stream && kind != .binaryCall)
                 || (Self.isName(module)
                     && (Self.isName(method) || (module == freeFormMethodModule && Self.isFreeFormName(method))))
         else { throw fail("module or method name is malformed") }
+        var payload = payload
+        var binaryParts: [Int] = []
+        if kind == .binaryCall {
+            switch BinaryCallPayload.parse(payload, maxParts: limits.maxBinaryParts, maxTotal: limits.maxBinaryBytes) {
+            case .success(let parsed):
+                binaryParts = parsed.sizes
+                payload = payload[payload.index(payload.startIndex, offsetBy: parsed.argumentsOffset)...]
+            case .failure(let error):
+                throw InboundMessageError(error: error, id: id, token: token, frame: frame)
+            }
+        }
         if let problem = JSONShape.check(payload, maxDepth: limits.maxNestingDepth) { throw fail(problem) }
         return InboundMessage(
             kind: kind, id: id, token: token, frame: frame, origin: origin, module: module, method: method,
-            payload: payload)
+            payload: payload, binaryParts: binaryParts)
     }
 
     /// The first newline in `bytes`, found with `memchr` in the native string's buffer (stepping through a
