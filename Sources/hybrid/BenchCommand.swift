@@ -48,6 +48,10 @@ struct BenchCommand: AsyncParsableCommand {
         ) var functionCallThreshold: Int?
         @Option(parsing: .upToNextOption, help: "Payload sizes of the round-trip figures, in bytes.")
         var sizes: [Int] = [100, 1 << 20]
+        @Option(help: "Bytes of the binary figures (result to the page, argument to native); 0 leaves them out.")
+        var binarySize = 10 << 20
+        @Option(help: "Transfers per timed binary phase.") var binaryTransfers = 4
+        @Option(help: "Alternating blocks of the binary figures.") var binaryBlocks = 6
 
         func validate() throws {
             guard calls > 0, inFlight > 0, largeCalls > 0, largeInFlight > 0, syncCalls > 0, streamElements > 0,
@@ -67,6 +71,9 @@ struct BenchCommand: AsyncParsableCommand {
             options.syncCalls = syncCalls
             options.streamElements = streamElements
             options.sizes = sizes
+            options.binarySize = binarySize
+            options.binaryTransfers = binaryTransfers
+            options.binaryBlocks = binaryBlocks
             if let functionCallThreshold {
                 options.functionCallThreshold = functionCallThreshold < 0 ? Int.max : functionCallThreshold
             }
