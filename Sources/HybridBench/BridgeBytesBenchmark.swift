@@ -76,8 +76,10 @@ enum BridgeBytesBenchmark {
         let label = "\(size >> 20) MB"
         let figures = [
             BenchFigure(
-                scenario: "bridge", figure: "binary result to the page, \(label)", value: BridgeBenchmark.percentile(results, 0.5),
-                unit: "ms", baselineName: "page fetch from a scheme handler", baseline: BridgeBenchmark.percentile(fetches, 0.5),
+                scenario: "bridge", figure: "binary result to the page, \(label)",
+                value: BridgeBenchmark.percentile(results, 0.5),
+                unit: "ms", baselineName: "page fetch from a scheme handler",
+                baseline: BridgeBenchmark.percentile(fetches, 0.5),
                 better: .lower, targetRatio: 1.2),
             BenchFigure(
                 scenario: "bridge", figure: "binary argument to native, \(label)",

@@ -26,7 +26,8 @@ public func fuzzBinaryCall(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         require(bytes.prefix(parsed.argumentsOffset).elementsEqual(head.utf8), "a non-canonical head was read")
         // A whole message around it reads the same parts and hands on exactly the rest as arguments.
         let parser = InboundMessageParser(
-            limits: BridgeLimits(maxMessageBytes: 1 << 20, maxNestingDepth: 16).with(parts: limit.parts, total: limit.total))
+            limits: BridgeLimits(maxMessageBytes: 1 << 20, maxNestingDepth: 16).with(
+                parts: limit.parts, total: limit.total))
         if !payload.contains("\n") {
             let message = "H1 bcall 1 0123456789abcdef main app://x m f\n" + payload
             if case .success(let read)? = parser.parseBatch(message).first {

@@ -55,7 +55,9 @@ extension BridgeEngine {
         // (A stream answers through its sink, from its own task, even then.)
         if answer.answersInline, let body = invocation.inlineBody {
             let outcome = BinaryCoding.$outgoing.withValue(outgoing) {
-                BinaryCoding.$incoming.withValue(incoming) { Result { try body(invocation.payload, invocation.context) } }
+                BinaryCoding.$incoming.withValue(incoming) {
+                    Result { try body(invocation.payload, invocation.context) }
+                }
             }
             return settle(answer, outcome, origin: invocation.origin)
         }
@@ -144,7 +146,8 @@ extension BridgeEngine {
             calls[key] = PendingCall(task: task, reply: nil, answerTask: schemeTask, answerOrigin: owner)
         case (.uploaded, .stream):
             let name = "\(invocation.target.module.name).\(invocation.target.name)"
-            settle(answer, .failure(BridgeError.denied("\(name) is a stream; read it with hybrid.stream")), origin: origin)
+            settle(
+                answer, .failure(BridgeError.denied("\(name) is a stream; read it with hybrid.stream")), origin: origin)
         case (.prompt(let reply), .value(let value)):
             // The page's main thread waits for this answer: it always comes, by the limit at the latest.
             let (limit, source) = invocation.limit(

@@ -131,14 +131,16 @@ public actor BridgeEngine {
         } catch {
             self.bytesHandler = nil
             Logger(label: "hybrid.bridge").warning(
-                "binary values are off: the engine did not take the bridge's scheme '\(configuration.bytesScheme)' (\(error)); on WKWebView add it to WKEngineFactory.schemes (or WKEngine's schemes), or set BridgeConfiguration.bytesScheme to a scheme the engine serves")
+                "binary values are off: the engine did not take the bridge's scheme '\(configuration.bytesScheme)' (\(error)); on WKWebView add it to WKEngineFactory.schemes (or WKEngine's schemes), or set BridgeConfiguration.bytesScheme to a scheme the engine serves"
+            )
         }
         let syncKey = Self.randomHex(16)
         self.syncPrefix = "H1sync \(syncKey)\n"
         let script = try BridgeRuntimeScript.make(
             configuration: configuration, relaySecret: Self.randomHex(16), deliveryKey: deliveryKey,
             syncKey: syncKey, runtimeID: Self.randomHex(8),
-            bytesURL: self.bytesHandler == nil ? nil : "\(configuration.bytesScheme)://\(BridgeBytesSchemeHandler.host)/")
+            bytesURL: self.bytesHandler == nil
+                ? nil : "\(configuration.bytesScheme)://\(BridgeBytesSchemeHandler.host)/")
         let receiver = MessageReceiver()
         engine.addUserScript(UserScript(source: script, injectionTime: .documentStart, allFrames: true))
         engine.addScriptMessageHandler(receiver, name: configuration.handlerName, replies: false)

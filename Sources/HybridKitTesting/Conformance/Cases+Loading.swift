@@ -134,9 +134,11 @@ extension EngineConformance {
             switch thrown {
             case .success(let value): throw rig.fail("a function that throws returned \(value ?? "undefined")")
             case .failure(.javaScript): break
-            case .failure(let error): throw rig.fail("a function that throws threw \(error), not EngineError.javaScript")
+            case .failure(let error):
+                throw rig.fail("a function that throws threw \(error), not EngineError.javaScript")
             }
-            engine.callAsyncJavaScriptIgnoringResult("window.fromCall = a + b", arguments: ["a": .number(40), "b": .number(2)])
+            engine.callAsyncJavaScriptIgnoringResult(
+                "window.fromCall = a + b", arguments: ["a": .number(40), "b": .number(2)])
             try await rig.waitFor("window.fromCall === 42")
         },
         ConformanceCase("userScripts.addRemoveAndFrames") { rig in

@@ -61,29 +61,29 @@ import Testing
     /// reports the status, and a sandboxed (opaque-origin) one that does the same.
     static let pages: [String: String] = [
         "main/index.html": """
-            <!doctype html><meta charset="utf-8"><body>
-            <iframe id="other" src="bt://other/frame.html"></iframe>
-            <iframe id="sandboxed" sandbox="allow-scripts" src="bt://main/frame.html"></iframe>
-            <iframe id="same" src="bt://main/frame.html"></iframe>
-            <script>
-            window.reports = new Map();
-            let next = 0;
-            window.addEventListener('message', (e) => {
-              if (e.data && e.data.report !== undefined) window.reports.set(e.data.report, e.data.result);
-            });
-            window.ask = (frame, request) => {
-              const id = ++next;
-              document.getElementById(frame).contentWindow.postMessage({ id, ...request }, '*');
-              return id;
-            };
-            window.fetchHere = async (url, init) => {
-              try {
-                const r = await fetch(url, init || {});
-                return { status: r.status, size: (await r.arrayBuffer()).byteLength };
-              } catch (e) { return { error: String(e) }; }
-            };
-            </script>
-            """,
+        <!doctype html><meta charset="utf-8"><body>
+        <iframe id="other" src="bt://other/frame.html"></iframe>
+        <iframe id="sandboxed" sandbox="allow-scripts" src="bt://main/frame.html"></iframe>
+        <iframe id="same" src="bt://main/frame.html"></iframe>
+        <script>
+        window.reports = new Map();
+        let next = 0;
+        window.addEventListener('message', (e) => {
+          if (e.data && e.data.report !== undefined) window.reports.set(e.data.report, e.data.result);
+        });
+        window.ask = (frame, request) => {
+          const id = ++next;
+          document.getElementById(frame).contentWindow.postMessage({ id, ...request }, '*');
+          return id;
+        };
+        window.fetchHere = async (url, init) => {
+          try {
+            const r = await fetch(url, init || {});
+            return { status: r.status, size: (await r.arrayBuffer()).byteLength };
+          } catch (e) { return { error: String(e) }; }
+        };
+        </script>
+        """,
         "main/frame.html": Self.frame,
         "other/frame.html": Self.frame,
     ]
@@ -140,7 +140,8 @@ import Testing
 
     @GTKActor
     static func fetchHere(_ page: TestPage, _ url: String, _ options: String = "{}") async throws -> Report {
-        _ = try await page.view.evaluateJavaScript("fetchHere('\(url)', \(options)).then((r) => { window.fetched = r; }), true")
+        _ = try await page.view.evaluateJavaScript(
+            "fetchHere('\(url)', \(options)).then((r) => { window.fetched = r; }), true")
         try await page.waitFor("window.fetched")
         let report: Report = try await page.evaluate("window.fetched")
         _ = try await page.view.evaluateJavaScript("window.fetched = undefined")
@@ -253,11 +254,14 @@ import Testing
         let handler = try #require(await page.page.bridge.bytesHandler)
         let id = ByteRedemptions.randomID()
         handler.expectUpload(id, from: "bt://main")
-        let forged = try await Self.ask(page, "other", "{ url: 'hybrid-bytes://bridge/u/\(id)', method: 'POST', size: 10 }")
+        let forged = try await Self.ask(
+            page, "other", "{ url: 'hybrid-bytes://bridge/u/\(id)', method: 'POST', size: 10 }")
         #expect(forged.status == 404, "another origin's upload: \(forged)")
-        #expect(handler.mayReadBody(of: EngineRequest(
-            url: try #require(URL(string: "hybrid-bytes://bridge/u/\(id)")), method: "POST",
-            headers: [("Origin", "bt://main")])), "the id is still its owner's")
+        #expect(
+            handler.mayReadBody(
+                of: EngineRequest(
+                    url: try #require(URL(string: "hybrid-bytes://bridge/u/\(id)")), method: "POST",
+                    headers: [("Origin", "bt://main")])), "the id is still its owner's")
         handler.forgetUpload(id)
     }
 
@@ -309,7 +313,8 @@ import Testing
         let page = try await Self.open()
         defer { page.close() }
         let before = Self.cancelled.withLock { $0 }
-        _ = try await page.view.evaluateJavaScript("hybrid.call('bin', 'hold', new ArrayBuffer(4 << 20)).catch(() => {}), true")
+        _ = try await page.view.evaluateJavaScript(
+            "hybrid.call('bin', 'hold', new ArrayBuffer(4 << 20)).catch(() => {}), true")
         let bridge = page.page.bridge
         try await waitUntil(timeout: .seconds(20)) {
             let pending = await bridge.pendingCallCount

@@ -27,9 +27,10 @@ import Testing
         }
         #expect(parse("[4] null") == .success(.init(sizes: [4], argumentsOffset: 4)))
         #expect(parse("[1,0,999] {}") == .success(.init(sizes: [1, 0, 999], argumentsOffset: 10)))
-        for refused in ["", "[", "[]", "[] x", "[01] x", "[-1] x", "[+1] x", "[1 ,2] x", "[1]x", "[1]", "[a] x",
-            "[1,2,3,4] x", "[1001] x", "[600,600] x", "[1234567890123] x"]
-        {
+        for refused in [
+            "", "[", "[]", "[] x", "[01] x", "[-1] x", "[+1] x", "[1 ,2] x", "[1]x", "[1]", "[a] x",
+            "[1,2,3,4] x", "[1001] x", "[600,600] x", "[1234567890123] x",
+        ] {
             #expect(throws: BridgeError.self, "'\(refused)'") { try parse(refused).get() }
         }
     }
@@ -38,7 +39,8 @@ import Testing
         let bridge = try makeBridge { $0.limits.callTimeout = .milliseconds(200) }
         defer { withExtendedLifetime(bridge) {} }
         let handler = try #require(engine.schemeHandlers["hybrid-bytes"] as? BridgeBytesSchemeHandler)
-        engine.post(.string("H1 bcall 7 \(PageMessage.token) main https://app.example bin size\n[3] {\"$hybridBytes\":0}"))
+        engine.post(
+            .string("H1 bcall 7 \(PageMessage.token) main https://app.example bin size\n[3] {\"$hybridBytes\":0}"))
         #expect(await waitUntil { (try? engine.deliveredMessages().contains { $0["k"] as? String == "up" }) == true })
         let ticket = try #require(try engine.deliveredMessages().first { $0["k"] as? String == "up" })
         let upload = try #require(ticket["u"] as? String)
@@ -46,7 +48,10 @@ import Testing
         #expect(await bridge.awaitedUploadCount == 1)
         #expect(handler.awaitedUploads == 1)
         // The page never uploads: at the call's limit the call fails with timeout and the id is forgotten.
-        #expect(await waitUntil(timeout: .seconds(5)) { (try? engine.deliveredMessages().contains { $0["k"] as? String == "r" }) == true })
+        #expect(
+            await waitUntil(timeout: .seconds(5)) {
+                (try? engine.deliveredMessages().contains { $0["k"] as? String == "r" }) == true
+            })
         let failure = try #require(try engine.deliveredMessages().first { $0["k"] as? String == "r" })
         #expect((failure["e"] as? [String: Any])?["code"] as? String == "timeout")
         #expect(await bridge.awaitedUploadCount == 0)
@@ -65,7 +70,8 @@ import Testing
         let bridge = try makeBridge()
         defer { withExtendedLifetime(bridge) {} }
         let handler = try #require(engine.schemeHandlers["hybrid-bytes"] as? BridgeBytesSchemeHandler)
-        engine.post(.string("H1 bcall 8 \(PageMessage.token) main https://app.example bin size\n[3] {\"$hybridBytes\":0}"))
+        engine.post(
+            .string("H1 bcall 8 \(PageMessage.token) main https://app.example bin size\n[3] {\"$hybridBytes\":0}"))
         #expect(await waitUntil { (try? engine.deliveredMessages().contains { $0["k"] as? String == "up" }) == true })
         let upload = try #require(try engine.deliveredMessages().first { $0["k"] as? String == "up" }?["u"] as? String)
         let task = RecordingTask(

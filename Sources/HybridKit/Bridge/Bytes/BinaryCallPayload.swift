@@ -24,7 +24,9 @@ enum BinaryCallPayload {
             }
             return bytes[index]
         }
-        guard next() == UInt8(ascii: "[") else { return .failure(.badMessage("a binary call starts with its part sizes")) }
+        guard next() == UInt8(ascii: "[") else {
+            return .failure(.badMessage("a binary call starts with its part sizes"))
+        }
         var sizes: [Int] = []
         var total = 0
         while true {
@@ -45,7 +47,8 @@ enum BinaryCallPayload {
                 return .failure(.badMessage("a call may send at most \(maxParts) binary parts"))
             }
             guard total <= maxTotal else {
-                return .failure(.badArguments("the call's \(total) bytes exceed BridgeLimits.maxBinaryBytes (\(maxTotal))"))
+                return .failure(
+                    .badArguments("the call's \(total) bytes exceed BridgeLimits.maxBinaryBytes (\(maxTotal))"))
             }
             switch byte {
             case UInt8(ascii: ","): continue

@@ -71,7 +71,9 @@ extension BridgeEngine {
         guard let body = request.body ?? (total == 0 ? Data() : nil), body.count == total else {
             let error = BridgeError.badArguments(
                 "the upload held \(request.body?.count ?? 0) bytes, not the \(total) the call announced")
-            return settle(answer, .failure(error), origin: CallOrigin(module: waiting.target.module.name, started: waiting.started))
+            return settle(
+                answer, .failure(error),
+                origin: CallOrigin(module: waiting.target.module.name, started: waiting.started))
         }
         run(
             waiting.target, waiting.inbound, sender: waiting.sender, started: waiting.started, answer: answer,

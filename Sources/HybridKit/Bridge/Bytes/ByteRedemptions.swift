@@ -47,7 +47,9 @@ final class ByteRedemptions: Sendable {
     func register(_ data: Data, owner: String) throws(Failure) -> String {
         // An opaque origin is every sandboxed frame's: it names no one, so it cannot own bytes.
         guard owner != "null" else { throw .opaqueOrigin }
-        guard data.count <= limits.maxBinaryBytes else { throw .tooLarge(size: data.count, limit: limits.maxBinaryBytes) }
+        guard data.count <= limits.maxBinaryBytes else {
+            throw .tooLarge(size: data.count, limit: limits.maxBinaryBytes)
+        }
         let id = Self.randomID()
         let limit = limits.maxHeldBinaryBytes
         let stored = state.withLock { state -> Result<Void, Failure> in
