@@ -199,7 +199,8 @@ public enum BridgeBenchmark {
             var bridge: [Double] = []
             // Short alternating blocks: drift in machine load (other processes, the web process's GC) then
             // lands on both sides instead of on whichever ran during it.
-            let blocks = max(1, min(10, calls / 50))
+            // (Large payloads: blocks of 15 calls, so 60 calls still alternate four times.)
+            let blocks = large ? max(2, min(10, calls / 15)) : max(1, min(10, calls / 50))
             for _ in 0..<blocks {
                 bare += try await roundTrips(echo.arrivals, "bare-seq", size: size, count: calls / blocks)
                 bridge += try await roundTrips(bridgeArrivals, "bridge-seq", size: size, count: calls / blocks)
