@@ -18,7 +18,9 @@ public struct BridgeConfiguration: Sendable {
     /// The custom scheme binary values travel on (`<scheme>://bridge/…`), served by the bridge itself. WKWebView
     /// takes scheme handlers only when a view is made: name it in `WKEngineFactory.schemes` (its default does). An
     /// engine that will not take it leaves binary values off, with a warning.
-    public var bytesScheme = "hybrid-bytes"
+    public var bytesScheme = BridgeConfiguration.defaultBytesScheme
+    /// See ``bytesScheme``.
+    public static let defaultBytesScheme = "hybrid-bytes"
     /// Batches for the main frame of at least this many bytes are handed to the runtime as the argument of a page
     /// function (``WebEngine/callAsyncJavaScript(_:arguments:)``) rather than evaluated as a string literal: past
     /// it, escaping the text natively and reading the literal in the page cost more than the function call does
