@@ -35,6 +35,15 @@ import Testing
         }
     }
 
+    /// The encoder writes a placeholder's keys in no fixed order (a chunk once went unflagged when `size` came
+    /// first); a quoted key inside a string value is no placeholder.
+    @Test func placeholdersAreFoundInEitherKeyOrder() {
+        let id = "0123456789abcdef0123456789abcdef"
+        #expect(BinaryCoding.mentionsBytes(#"[{"size":1,"$hybridBytes":"\#(id)"}]"#))
+        #expect(BinaryCoding.mentionsBytes(#"[{"$hybridBytes":"\#(id)","size":1}]"#))
+        #expect(!BinaryCoding.mentionsBytes(#"["a \"$hybridBytes\":\"x\" string, long enough"]"#))
+    }
+
     @Test func aBinaryCallIsAdmittedThenWaitsForItsUploadUntilItsLimit() async throws {
         let bridge = try makeBridge { $0.limits.callTimeout = .milliseconds(200) }
         defer { withExtendedLifetime(bridge) {} }

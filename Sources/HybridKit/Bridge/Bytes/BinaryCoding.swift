@@ -94,8 +94,10 @@ enum BinaryCoding {
     }
 
     /// Whether the JSON text of answers holds a placeholder, for answers built from several encodings (a
-    /// stream's chunk).
+    /// stream's chunk). Looks for the key and the quote of its value, not for the object's brace: the encoder
+    /// writes an object's keys in no fixed order. (In JSON text a quote inside a string is escaped, so the
+    /// sequence stands only for a key `$hybridBytes` with a string value.)
     static func mentionsBytes(_ json: String) -> Bool {
-        json.utf8.count >= 16 && json.contains(#"{"$hybridBytes":""#)
+        json.utf8.count >= 16 && json.contains(#""$hybridBytes":""#)
     }
 }
