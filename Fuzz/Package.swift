@@ -34,6 +34,7 @@ let package = Package(
         fuzzer("fuzz-set-cookie", [.product(name: "HybridCookies", package: "HybridKit")]),
         fuzzer("fuzz-inbound-message", [.product(name: "HybridKit", package: "HybridKit")]),
         fuzzer("fuzz-body-channel", [.product(name: "HybridKit", package: "HybridKit")]),
+        fuzzer("fuzz-binary-call", [.product(name: "HybridKit", package: "HybridKit")]),
         // ZIPFoundation: the harness deflates raw record streams so mutations reach the control-triple checks.
         fuzzer(
             "fuzz-delta",

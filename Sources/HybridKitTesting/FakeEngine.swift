@@ -78,6 +78,27 @@ public final class FakeEngine: WebEngine {
     public nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
         MainActor.assumeIsolated { evaluations.append(script) }
     }
+    /// One page function called with arguments (``WebEngine/callAsyncJavaScript(_:arguments:)``), as recorded.
+    public struct FunctionCall: Sendable, Equatable {
+        public var body: String
+        public var arguments: [String: JavaScriptArgument]
+    }
+    /// Every page function called with arguments, with or without its result, oldest first.
+    public var functionCalls: [FunctionCall] = []
+    /// Answers function calls when set, as ``evaluationResult`` answers scripts; unset, they return `undefined`.
+    public var functionCallResult: (@MainActor (FunctionCall) throws(EngineError) -> String?)?
+    public nonisolated func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument])
+        async throws(EngineError) -> String?
+    {
+        try await answer(FunctionCall(body: body, arguments: arguments))
+    }
+    private func answer(_ call: FunctionCall) throws(EngineError) -> String? {
+        functionCalls.append(call)
+        return try functionCallResult?(call)
+    }
+    public nonisolated func callAsyncJavaScriptIgnoringResult(_ body: String, arguments: [String: JavaScriptArgument]) {
+        MainActor.assumeIsolated { functionCalls.append(FunctionCall(body: body, arguments: arguments)) }
+    }
     public nonisolated func addUserScript(_ script: UserScript) {
         MainActor.assumeIsolated { userScripts.append(script) }
     }

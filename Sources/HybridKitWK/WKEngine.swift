@@ -150,6 +150,55 @@ public final class WKEngine: NSObject, WebEngine {
         MainActor.assumeIsolated { if !closed { webView.evaluateJavaScript(script, completionHandler: nil) } }
     }
 
+    /// Hops to the main actor itself, as ``evaluateJavaScript(_:)`` does.
+    public nonisolated func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument])
+        async throws(EngineError) -> String?
+    {
+        try await callFunction(body, arguments: arguments).get()
+    }
+
+    private func callFunction(_ body: String, arguments: [String: JavaScriptArgument]) async
+        -> Result<String?, EngineError>
+    {
+        guard !closed else { return .failure(.viewClosed) }
+        return await withCheckedContinuation { continuation in
+            webView.callAsyncJavaScript(body, arguments: Self.values(arguments), in: nil, in: .page) { result in
+                switch result {
+                case .success(let value): continuation.resume(returning: Self.scriptResult(Self.unwrapped(value), nil))
+                case .failure(let error): continuation.resume(returning: Self.scriptResult(nil, error))
+                }
+            }
+        }
+    }
+
+    public nonisolated func callAsyncJavaScriptIgnoringResult(_ body: String, arguments: [String: JavaScriptArgument]) {
+        MainActor.assumeIsolated {
+            guard !closed else { return }
+            webView.callAsyncJavaScript(
+                body, arguments: Self.values(arguments), in: nil, in: .page, completionHandler: nil)
+        }
+    }
+
+    /// An `undefined` result arrives as a nil optional inside the `Any`: the port calls it nil.
+    nonisolated static func unwrapped(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first?.value
+    }
+
+    /// The arguments as the Foundation values WebKit converts (strings, numbers, dictionaries).
+    nonisolated static func values(_ arguments: [String: JavaScriptArgument]) -> [String: Any] {
+        arguments.mapValues(value)
+    }
+
+    nonisolated static func value(_ argument: JavaScriptArgument) -> Any {
+        switch argument {
+        case .string(let text): text
+        case .number(let number): number
+        case .object(let members): members.mapValues(value)
+        }
+    }
+
     public nonisolated func addUserScript(_ script: UserScript) {
         MainActor.assumeIsolated {
             guard !closed else { return }

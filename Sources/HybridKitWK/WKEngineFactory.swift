@@ -38,7 +38,8 @@ public enum WKEngineDataStore: Sendable, Hashable {
 /// behind its own content and not hidden (`isHidden` counts as unseen). Showing the view later moves it
 /// (`addSubview` takes it from where it was parked).
 public struct WKEngineFactory: WebEngineFactory {
-    /// Custom schemes every engine can serve (the container's package and feature schemes).
+    /// Custom schemes every engine can serve (the container's package and feature schemes, and the bridge's scheme
+    /// for binary values, ``BridgeConfiguration/defaultBytesScheme``, which a bridge on a view without it leaves off).
     public var schemes: Set<String>
     public var settings: WebViewSettings
     /// A fresh configuration per view (WKWebView copies it; sharing one would share its scheme handlers).
@@ -53,7 +54,8 @@ public struct WKEngineFactory: WebEngineFactory {
     private let stores = DataStoreSlot()
 
     public init(
-        schemes: Set<String> = ["app"], settings: WebViewSettings = WebViewSettings(),
+        schemes: Set<String> = ["app", BridgeConfiguration.defaultBytesScheme],
+        settings: WebViewSettings = WebViewSettings(),
         dataStore: WKEngineDataStore? = nil, viewFrame: CGRect = WKEngine.defaultViewFrame,
         parkView: (@MainActor @Sendable (WKWebView) -> Void)? = nil,
         makeConfiguration: @escaping @MainActor @Sendable () -> WKWebViewConfiguration = {

@@ -324,6 +324,75 @@ import HybridKit
 
     // MARK: Helpers
 
+    /// Calls `functionBody` as an async function with `arguments` bound to its parameters, as WebKit does; only the
+    /// main frame (`frame` nil) and the page world are backed. Arguments must be what the port passes (strings,
+    /// numbers and dictionaries of them: WebKitGTK refuses booleans and arrays, and `NSNull` and dates are not
+    /// backed): anything else fails the call, as WebKit fails a value it cannot pass, without running it.
+    @available(iOS 14.0, macOS 11.0, *)
+    public func callAsyncJavaScript(
+        _ functionBody: String, arguments: [String: Any] = [:], in frame: WKFrameInfo? = nil,
+        in contentWorld: WKContentWorld,
+        completionHandler: (@MainActor @Sendable (Result<Any, any Error>) -> Void)? = nil
+    ) {
+        requireMainThread("-[WKWebView callAsyncJavaScript:arguments:inFrame:inContentWorld:completionHandler:]")
+        var converted: [String: JavaScriptArgument] = [:]
+        for (name, value) in arguments {
+            guard let argument = Self.argument(value) else {
+                completionHandler?(.failure(Self.error(code: 4, "argument '\(name)' is not a value WebKit can pass")))
+                return
+            }
+            converted[name] = argument
+        }
+        guard frame == nil, contentWorld === WKContentWorld.page else {
+            completionHandler?(.failure(Self.error(code: 4, "the stand-in backs the main frame's page world only")))
+            return
+        }
+        guard let backing else {
+            completionHandler?(
+                .failure(Self.error(code: 4, "no engine behind the WebKit stand-in (WKStandIn.backend)")))
+            return
+        }
+        let arguments = converted
+        guard let completionHandler else {
+            backing.perform { engine in engine.callAsyncJavaScriptIgnoringResult(functionBody, arguments: arguments) }
+            return
+        }
+        let main = backing.main
+        backing.perform(
+            { engine in
+                Task {
+                    do {
+                        let json = try await engine.callAsyncJavaScript(functionBody, arguments: arguments)
+                        // WebKit hands an `undefined` result over as nil inside the `Any`.
+                        let value: Any = StandInJSON.object(json) as Any
+                        main.post { completionHandler(.success(value)) }
+                    } catch {
+                        let message = "\(error)"
+                        main.post { completionHandler(.failure(Self.error(code: 4, message))) }
+                    }
+                }
+            },
+            orElse: { main.post { completionHandler(.failure(Self.error(code: 1, "the web view's engine is gone"))) } })
+    }
+
+    /// A value WebKit hands to a page function, as the port spells it; nil for what the stand-in does not back.
+    nonisolated static func argument(_ value: Any) -> JavaScriptArgument? {
+        switch value {
+        case let text as String: return .string(text)
+        case is Bool: return nil
+        case let number as Int: return .number(Double(number))
+        case let number as Double: return .number(number)
+        case let members as [String: Any]:
+            var converted: [String: JavaScriptArgument] = [:]
+            for (name, member) in members {
+                guard let argument = argument(member) else { return nil }
+                converted[name] = argument
+            }
+            return .object(converted)
+        default: return nil
+        }
+    }
+
     nonisolated static func error(code: Int, _ message: String) -> NSError {
         NSError(
             domain: WKErrorDomain, code: code,

@@ -42,9 +42,21 @@ struct BenchCommand: AsyncParsableCommand {
         @Option(help: "Calls in flight at once (1 MB payloads).") var largeInFlight = 50
         @Option(help: "Synchronous round trips (100 B), against as many asynchronous ones.") var syncCalls = 1000
         @Option(help: "Elements of the streamed figure, against as many separate calls.") var streamElements = 10_000
+        @Option(
+            help:
+                "Batches of at least this many bytes reach the page as a function's argument instead of an evaluated literal (0: all, -1: none; default: the bridge's)."
+        ) var functionCallThreshold: Int?
+        @Option(parsing: .upToNextOption, help: "Payload sizes of the round-trip figures, in bytes.")
+        var sizes: [Int] = [100, 1 << 20]
+        @Option(help: "Bytes of the binary figures (result to the page, argument to native); 0 leaves them out.")
+        var binarySize = 10 << 20
+        @Option(help: "Transfers per timed binary phase.") var binaryTransfers = 4
+        @Option(help: "Alternating blocks of the binary figures.") var binaryBlocks = 6
 
         func validate() throws {
-            guard calls > 0, inFlight > 0, largeCalls > 0, largeInFlight > 0, syncCalls > 0, streamElements > 0 else {
+            guard calls > 0, inFlight > 0, largeCalls > 0, largeInFlight > 0, syncCalls > 0, streamElements > 0,
+                !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 })
+            else {
                 throw ValidationError("counts must be positive")
             }
         }
@@ -58,6 +70,13 @@ struct BenchCommand: AsyncParsableCommand {
             options.largeInFlight = largeInFlight
             options.syncCalls = syncCalls
             options.streamElements = streamElements
+            options.sizes = sizes
+            options.binarySize = binarySize
+            options.binaryTransfers = binaryTransfers
+            options.binaryBlocks = binaryBlocks
+            if let functionCallThreshold {
+                options.functionCallThreshold = functionCallThreshold < 0 ? Int.max : functionCallThreshold
+            }
             output.print(try await BridgeBenchmark.run(options))
         }
     }

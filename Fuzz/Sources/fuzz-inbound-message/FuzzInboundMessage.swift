@@ -23,7 +23,7 @@ public func fuzzInboundMessage(_ data: UnsafePointer<UInt8>, _ count: Int) -> CI
         require(message.id >= 0, "negative id \(message.id)")
         require(!message.origin.isEmpty && !message.origin.contains(" "), "origin \(message.origin.debugDescription)")
         require(!message.payload.contains(UInt8(ascii: "\n")), "payload spans lines")
-        if message.kind == .call || message.kind == .stream {
+        if message.kind == .call || message.kind == .stream || message.kind == .binaryCall {
             require(InboundMessageParser.isName(message.module), "module \(message.module.debugDescription)")
             require(
                 InboundMessageParser.isName(message.method)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one invocation path of calls, synchronous calls and streams: resolve the target, check access, run the
 /// method on its lane with its limit, answer. The three differ only in how they answer (``Answer``).
 extension BridgeEngine {
@@ -10,6 +12,9 @@ extension BridgeEngine {
         /// A stream: its elements go to the page as it pulls them; the opening message is its first pull, for
         /// `pull` elements.
         case stream(CallKey, frame: InboundMessage.Frame, reply: (any ScriptMessageReply)?, pull: Int)
+        /// A binary call: its answer is the response to the upload that brought its bytes, read by the runtime of
+        /// the frame that made the call (`origin`, the only one the response's CORS headers let read it).
+        case uploaded(CallKey, task: any SchemeTask, origin: String)
     }
 
     /// Runs what `inbound` asks for and answers it as `answer` says.
@@ -27,7 +32,16 @@ extension BridgeEngine {
                 module: "-", started: started, requested: (inbound.module, inbound.method), sender: sender)
             return settle(answer, .failure(error), origin: requested)
         }
+        run(target, inbound, sender: sender, started: started, answer: answer, incoming: nil)
+    }
+
+    /// Runs an allowed call of `target` and answers it; `incoming` are the bytes a binary call uploaded.
+    func run(
+        _ target: ModuleRegistry.Target, _ inbound: InboundMessage, sender: Sender, started: ContinuousClock.Instant,
+        answer: Answer, incoming: [Data]?
+    ) {
         statistics.calls += 1
+        let outgoing = outgoing(for: answer, origin: sender.origin)
         let invocation = Invocation(
             target: target,
             context: CallContext(
@@ -36,16 +50,20 @@ extension BridgeEngine {
             payload: Substring(inbound.payload).utf8,
             origin: CallOrigin(
                 module: target.module.name, started: started, requested: (inbound.module, inbound.method),
-                sender: sender))
+                sender: sender, bytes: outgoing))
         // The small-call path: a synchronous method on the engine's lane answers now, with no task and no hop.
         // (A stream answers through its sink, from its own task, even then.)
         if answer.answersInline, let body = invocation.inlineBody {
-            let outcome = Result { try body(invocation.payload, invocation.context) }
+            let outcome = BinaryCoding.$outgoing.withValue(outgoing) {
+                BinaryCoding.$incoming.withValue(incoming) {
+                    Result { try body(invocation.payload, invocation.context) }
+                }
+            }
             return settle(answer, outcome, origin: invocation.origin)
         }
         let work: Invocation.Work
         do {
-            work = try invocation.work(on: self)
+            work = try invocation.work(on: self).binding(outgoing: outgoing, incoming: incoming)
         } catch {
             return settle(answer, .failure(error), origin: invocation.origin)
         }
@@ -97,7 +115,7 @@ extension BridgeEngine {
     }
 
     /// What each kind asks beyond the registry's access: room, a free id, a method declared for it.
-    private func admit(_ target: ModuleRegistry.Target, as answer: Answer) throws(BridgeError) {
+    func admit(_ target: ModuleRegistry.Target, as answer: Answer) throws(BridgeError) {
         let limits = configuration.limits
         switch answer {
         case .delivered(let key, _, _):
@@ -117,6 +135,9 @@ extension BridgeEngine {
             guard !streams.contains(key), calls[key] == nil else {
                 throw .badMessage("call id \(key.id) is already in use")
             }
+        case .uploaded:
+            // Admitted as a call when it asked to upload.
+            break
         }
     }
 
@@ -131,6 +152,17 @@ extension BridgeEngine {
                 await self?.settleCall(key, frame: frame, reply: reply, outcome, origin: origin)
             }
             calls[key] = PendingCall(task: task, reply: reply)
+        case (.uploaded(let key, let schemeTask, let owner), .value(let value)):
+            let (limit, source) = invocation.limit(fallback: configuration.limits.callTimeout, source: .callTimeout)
+            let task = CallDeadline.start(value, limit: limit, source: source, method: origin.name) {
+                [weak self] outcome in
+                await self?.settleUploaded(key, schemeTask, owner: owner, outcome, origin: origin)
+            }
+            calls[key] = PendingCall(task: task, reply: nil, answerTask: schemeTask, answerOrigin: owner)
+        case (.uploaded, .stream):
+            let name = "\(invocation.target.module.name).\(invocation.target.name)"
+            settle(
+                answer, .failure(BridgeError.denied("\(name) is a stream; read it with hybrid.stream")), origin: origin)
         case (.prompt(let reply), .value(let value)):
             // The page's main thread waits for this answer: it always comes, by the limit at the latest.
             let (limit, source) = invocation.limit(
@@ -157,12 +189,9 @@ extension BridgeEngine {
     func settle(_ answer: Answer, _ outcome: Result<String, any Error>, origin: CallOrigin) {
         switch answer {
         case .delivered(let key, let frame, let reply):
-            let message =
-                switch account(outcome, origin: origin) {
-                case .success(let json): OutboundMessage.result(token: key.token, id: key.id, json: json)
-                case .failure(let error): OutboundMessage.failure(token: key.token, id: key.id, error: error)
-                }
-            deliver(message, reply: reply, frame: frame)
+            deliver(resultMessage(key, outcome, origin: origin), reply: reply, frame: frame)
+        case .uploaded(let key, let task, let owner):
+            Self.answer(task, owner: owner, OutboundMessage.batch([resultMessage(key, outcome, origin: origin)]))
         case .prompt(let reply):
             switch account(outcome, origin: origin) {
             case .success(let json): reply.answer(.text(OutboundMessage.syncResult(json: json)))
@@ -175,7 +204,9 @@ extension BridgeEngine {
             switch outcome {
             case .success(let json):
                 statistics.succeeded += 1
-                message = OutboundMessage.streamChunk(token: key.token, id: key.id, elements: [json], end: .success(()))
+                message = OutboundMessage.streamChunk(
+                    token: key.token, id: key.id, elements: [json], end: .success(()),
+                    bytes: origin.bytes?.didRegister == true)
             case .failure(let error):
                 statistics.failed += 1
                 let end: Result<Void, BridgeError> = .failure(pageError(for: error))
@@ -183,6 +214,30 @@ extension BridgeEngine {
             }
             deliver(message, reply: reply, frame: frame)
         }
+    }
+
+    /// A call's answer, as the page reads it; it says when it holds bytes to fetch.
+    private func resultMessage(_ key: CallKey, _ outcome: Result<String, any Error>, origin: CallOrigin) -> String {
+        switch account(outcome, origin: origin) {
+        case .success(let json):
+            OutboundMessage.result(token: key.token, id: key.id, json: json, bytes: origin.bytes?.didRegister == true)
+        case .failure(let error): OutboundMessage.failure(token: key.token, id: key.id, error: error)
+        }
+    }
+
+    /// Answers a binary call through the response to its upload, which only `owner` may read.
+    static func answer(_ task: any SchemeTask, owner: String, _ batch: String) {
+        task.respond(
+            status: 200, headers: BridgeBytesSchemeHandler.headers(origin: owner, type: "application/json"),
+            body: Data(batch.utf8))
+    }
+
+    /// A binary call's method answered from its task: answered unless navigation or close already failed it.
+    private func settleUploaded(
+        _ key: CallKey, _ task: any SchemeTask, owner: String, _ outcome: Result<String, any Error>, origin: CallOrigin
+    ) {
+        guard calls.removeValue(forKey: key) != nil else { return }
+        settle(.uploaded(key, task: task, origin: owner), outcome, origin: origin)
     }
 
     /// A call's method answered from its task: answered unless navigation or close already failed the call.
@@ -235,6 +290,28 @@ extension BridgeEngine {
         if error is CancellationError { return BridgeError(.closed, "the call was cancelled") }
         logger.error("bridge method failed", metadata: ["error": "\(error)"])
         return .internalError("the native method failed")
+    }
+}
+
+extension Invocation.Work {
+    /// The same work with the bytes of its answer going to `outgoing` and its arguments' bytes read from
+    /// `incoming` (task-locals: they follow the work onto whatever lane it runs).
+    func binding(outgoing: BinaryCoding.Outgoing?, incoming: [Data]?) -> Invocation.Work {
+        guard outgoing != nil || incoming != nil else { return self }
+        switch self {
+        case .value(let value):
+            return .value {
+                try await BinaryCoding.$outgoing.withValue(outgoing) {
+                    try await BinaryCoding.$incoming.withValue(incoming) { try await value() }
+                }
+            }
+        case .stream(let body):
+            return .stream { sink in
+                try await BinaryCoding.$outgoing.withValue(outgoing) {
+                    try await BinaryCoding.$incoming.withValue(incoming) { try await body(sink) }
+                }
+            }
+        }
     }
 }
 

@@ -82,7 +82,12 @@ extension BridgeEngine {
     /// Answers the page's outstanding request when there is something to send, and lets the producer go on.
     private func answerPull(_ key: CallKey) {
         guard let chunk = streams.answerPull(key) else { return }
-        deliver(chunk.message, reply: chunk.reply, frame: chunk.frame)
+        // Elements are encoded apart from their chunk: when bytes were ever answered, look for their placeholders.
+        var message = chunk.message
+        if redemptions.everRegistered, BinaryCoding.mentionsBytes(message), message.hasSuffix("}") {
+            message = String(message.dropLast()) + #","b":1}"#
+        }
+        deliver(message, reply: chunk.reply, frame: chunk.frame)
     }
 
     /// The page stopped reading: the producer is cancelled and nothing more is sent.

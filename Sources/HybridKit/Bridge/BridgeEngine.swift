@@ -48,10 +48,23 @@ public actor BridgeEngine {
     private var jsCalls = JavaScriptCalls()
     var statistics = BridgeStatistics()
     var metrics = BridgeCallMetrics()
+    /// Bytes answered to pages, until they fetch them.
+    nonisolated let redemptions: ByteRedemptions
+    /// The bridge's scheme for bytes; nil when the engine would not take it (binary values are then refused).
+    let bytesHandler: BridgeBytesSchemeHandler?
+    /// Binary calls admitted and waiting for their bytes, by upload id.
+    var awaitingUploads: [String: AwaitingUpload] = [:]
+    /// The security origin of the main frame's current document, as it said hello: events' bytes are for it.
+    var mainDocumentOrigin: String?
 
     struct PendingCall {
         let task: Task<Void, Never>
         let reply: (any ScriptMessageReply)?
+        /// A binary call waiting for its bytes: the upload's id.
+        var upload: String? = nil
+        /// A binary call whose bytes arrived: the upload it answers through, readable by `answerOrigin`.
+        var answerTask: (any SchemeTask)? = nil
+        var answerOrigin: String? = nil
     }
 
     struct PendingSync {
@@ -108,17 +121,33 @@ public actor BridgeEngine {
         self.outbox = Outbox(deliveryKey: deliveryKey, receiverName: configuration.receiverName)
         self.publishedState = PublishedState(deliveryKey: deliveryKey, receiverName: configuration.receiverName)
         self.streams = StreamTable(window: configuration.limits.streamWindow)
+        let redemptions = ByteRedemptions(limits: configuration.limits)
+        self.redemptions = redemptions
+        let link = BridgeLink()
+        let bytesHandler = BridgeBytesSchemeHandler(link: link, redemptions: redemptions, limits: configuration.limits)
+        do {
+            try engine.setSchemeHandler(bytesHandler, forScheme: configuration.bytesScheme)
+            self.bytesHandler = bytesHandler
+        } catch {
+            self.bytesHandler = nil
+            Logger(label: "hybrid.bridge").warning(
+                "binary values are off: the engine did not take the bridge's scheme '\(configuration.bytesScheme)' (\(error)); on WKWebView add it to WKEngineFactory.schemes (or WKEngine's schemes), or set BridgeConfiguration.bytesScheme to a scheme the engine serves"
+            )
+        }
         let syncKey = Self.randomHex(16)
         self.syncPrefix = "H1sync \(syncKey)\n"
         let script = try BridgeRuntimeScript.make(
             configuration: configuration, relaySecret: Self.randomHex(16), deliveryKey: deliveryKey,
-            syncKey: syncKey, runtimeID: Self.randomHex(8))
+            syncKey: syncKey, runtimeID: Self.randomHex(8),
+            bytesURL: self.bytesHandler == nil
+                ? nil : "\(configuration.bytesScheme)://\(BridgeBytesSchemeHandler.host)/")
         let receiver = MessageReceiver()
         engine.addUserScript(UserScript(source: script, injectionTime: .documentStart, allFrames: true))
         engine.addScriptMessageHandler(receiver, name: configuration.handlerName, replies: false)
         engine.addScriptMessageHandler(
             receiver, name: configuration.replyHandlerName, replies: engine.supportsMessageReplies)
         receiver.bridge = self
+        link.bridge = self
     }
 
     // MARK: Receiving
@@ -216,9 +245,13 @@ public actor BridgeEngine {
         }
         switch inbound.kind {
         case .hello:
-            if sender.isMainFrame, reply == nil { mainDocumentSaidHello(token: inbound.token) }
+            if sender.isMainFrame, reply == nil {
+                mainDocumentOrigin = sender.origin
+                mainDocumentSaidHello(token: inbound.token)
+            }
             hello(token: inbound.token, sender: sender, reply: reply)
         case .call: call(inbound, sender: sender, reply: reply)
+        case .binaryCall: binaryCall(inbound, sender: sender, reply: reply)
         case .jsReply: jsReply(inbound, sender: sender, reply: reply)
         case .stream: openStream(inbound, sender: sender, reply: reply)
         case .pull: pullStream(inbound, reply: reply)
@@ -336,9 +369,13 @@ public actor BridgeEngine {
     }
 
     private func flush() {
-        guard let script = outbox.takeScript(), let engine else { return }
+        guard let delivery = outbox.take(functionCallThreshold: configuration.functionCallThreshold), let engine
+        else { return }
         statistics.evaluations += 1
-        engine.evaluateJavaScriptIgnoringResult(script)
+        switch delivery {
+        case .evaluate(let script): engine.evaluateJavaScriptIgnoringResult(script)
+        case .call(let body, let arguments): engine.callAsyncJavaScriptIgnoringResult(body, arguments: arguments)
+        }
     }
 
     // MARK: Events and calls into the page
@@ -347,7 +384,15 @@ public actor BridgeEngine {
     public func emit<Data: Encodable>(_ name: String, _ data: Data) throws(BridgeError) {
         guard !isClosed else { throw BridgeError(.closed, "the bridge is closed") }
         statistics.events += 1
-        enqueue(OutboundMessage.event(name: name, json: try BridgeMethod.encode(data)))
+        // Bytes in an event are for the main frame's document, whose runtime fetches them and relays the values.
+        let outgoing = mainDocumentOrigin.flatMap { origin in
+            bytesHandler.map { _ in BinaryCoding.Outgoing(store: redemptions, owner: origin) }
+        }
+        let encoded = BinaryCoding.$outgoing.withValue(outgoing) {
+            Result { () throws(BridgeError) in try BridgeMethod.encode(data) }
+        }
+        let json = try encoded.get()
+        enqueue(OutboundMessage.event(name: name, json: json, bytes: outgoing?.didRegister == true))
     }
 
     /// Calls the page's handler `name` (registered with `hybrid.handle` or WVJB's `registerHandler`)
@@ -412,6 +457,13 @@ public actor BridgeEngine {
         for (key, call) in pending {
             call.task.cancel()
             statistics.abandoned += 1
+            if let task = call.answerTask, let owner = call.answerOrigin {
+                // A binary call answers through its upload, whatever frame made it.
+                Self.answer(
+                    task, owner: owner,
+                    OutboundMessage.batch([OutboundMessage.failure(token: key.token, id: key.id, error: error)]))
+                continue
+            }
             // Subframe callers still hold a reply: tell them. Main-frame documents are gone (or going):
             // their runtime already rejected these calls on pagehide.
             call.reply?.resolve(
@@ -426,6 +478,9 @@ public actor BridgeEngine {
         }
         streams.failAll(error)
         jsCalls.failAll(error)
+        // Bytes waiting for the document that went away, and uploads it would have sent, are freed now.
+        forgetUploads()
+        redemptions.removeAll()
         outbox.discard()
         waitingHellos.removeAll()
         // Posts of the document that went away: its frames' replies are told, nothing else is run.

@@ -20,6 +20,15 @@ public struct BridgeLimits: Sendable, Equatable {
     public var streamWindow: Int
     /// Streams a page may have open at once; more fail with `denied`.
     public var maxOpenStreams: Int
+    /// Largest binary value in either direction, in bytes: all the bytes of one call's arguments, or one `Data` an
+    /// answer holds. Larger ones fail with `bad_arguments` before a byte is read.
+    public var maxBinaryBytes = 256 << 20
+    /// Bytes native keeps at once for pages to fetch (answers not yet read); answers past it fail with `denied`.
+    public var maxHeldBinaryBytes = 512 << 20
+    /// Parts (`ArrayBuffer`s, typed arrays, `Blob`s) one call may send; more fail with `bad_message`.
+    public var maxBinaryParts = 64
+    /// How long bytes native answered with wait for their page to fetch them before they are freed.
+    public var byteRedemptionTimeout: Duration = .seconds(30)
 
     public init(
         maxMessageBytes: Int = 16 << 20, maxNestingDepth: Int = 128, maxPendingCalls: Int = 10_000,

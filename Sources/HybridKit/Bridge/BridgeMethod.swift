@@ -26,8 +26,16 @@ public struct BridgeMethod: Sendable {
 
     // Shared: building a coder per call costs more than the coding of a small message. Foundation's coders
     // are safe to share once configured.
-    private static let decoder = JSONDecoder()
-    private static let encoder = JSONEncoder()
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .custom(BinaryCoding.decode(from:))
+        return decoder
+    }()
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dataEncodingStrategy = .custom(BinaryCoding.encode(_:to:))
+        return encoder
+    }()
 
     static func decode<Args: Decodable>(_ type: Args.Type, from payload: Substring.UTF8View) throws(BridgeError) -> Args
     {
@@ -47,6 +55,8 @@ public struct BridgeMethod: Sendable {
     static func encode<Result: Encodable>(_ result: Result) throws(BridgeError) -> String {
         do {
             return String(decoding: try encoder.encode(result), as: UTF8.self)
+        } catch let error as BridgeError {
+            throw error
         } catch {
             throw .internalError("the method's result could not be encoded as JSON")
         }

@@ -15,7 +15,7 @@ public enum BridgeRuntimeScript {
     /// The runtime's source files (Bridge/BridgeRuntime), in the order they are concatenated: each is a section of
     /// one closure's body, sharing its variables (transport.js says what the sections are).
     static let files = [
-        "transport", "calls", "streams", "sync", "state", "receive", "proxies", "api", "wvjb", "dsbridge",
+        "transport", "bytes", "calls", "streams", "sync", "state", "receive", "proxies", "api", "wvjb", "dsbridge",
     ]
 
     /// Loaded once: the files are immutable package resources.
@@ -39,7 +39,7 @@ public enum BridgeRuntimeScript {
     /// `deliveryKey` authenticates native's evaluations of the receiver function.
     static func make(
         configuration: BridgeConfiguration, relaySecret: String, deliveryKey: String, syncKey: String,
-        runtimeID: String
+        runtimeID: String, bytesURL: String? = nil
     ) throws -> String {
         struct Config: Encodable {
             let handler, replyHandler, receiver, wvjbModule, dsbridgeModule: String
@@ -48,6 +48,8 @@ public enum BridgeRuntimeScript {
             let maxMessageLength: Int
             let callTimeoutMs: Int
             let streamWindow: Int
+            let bytesURL: String?
+            let maxBinaryBytes, maxBinaryParts: Int
         }
         let limits = configuration.limits
         let timeout = limits.pageCallTimeout.components
@@ -59,7 +61,8 @@ public enum BridgeRuntimeScript {
             version: HybridKitVersion.string, dsbridge: configuration.dsbridgeCompatibility,
             maxMessageLength: limits.maxMessageBytes,
             callTimeoutMs: Int(timeout.seconds) * 1000 + Int(timeout.attoseconds / 1_000_000_000_000_000),
-            streamWindow: limits.streamWindow)
+            streamWindow: limits.streamWindow, bytesURL: bytesURL, maxBinaryBytes: limits.maxBinaryBytes,
+            maxBinaryParts: limits.maxBinaryParts)
         let configJSON = String(decoding: try JSONEncoder().encode(config), as: UTF8.self)
         let body = try sources.get().joined(separator: "\n")
         return "(function (config) {\n\(body)\n})(\(configJSON));\n"

@@ -7,6 +7,8 @@ struct CallOrigin: Sendable {
     /// whose payload may be megabytes); nil before the message could be read.
     var requested: (module: String, method: String)? = nil
     var sender: BridgeEngine.Sender? = nil
+    /// Where the bytes of the answer went; nil where an answer cannot hold bytes.
+    var bytes: BinaryCoding.Outgoing? = nil
 
     /// The call as the page named it, for log lines.
     var name: String { requested.map { "\($0.module).\($0.method)" } ?? module }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A message from a page, as the runtime writes it:
 /// `H1 <kind> <id> <token> <frame> <origin> <module> <method>\n<JSON payload>`, the method percent-encoded
 /// (`encodeURIComponent`), since WebViewJavascriptBridge handler names may hold spaces.
@@ -11,6 +17,9 @@ public struct InboundMessage: Sendable, Equatable {
         case pull
         /// The page stopped reading stream `id`.
         case cancel
+        /// A call whose arguments hold bytes: its payload names their sizes first (``BinaryCallPayload``), and the
+        /// bytes follow in one upload to the bridge's scheme once native has admitted the call.
+        case binaryCall = "bcall"
     }
     public enum Frame: String, Sendable { case main, sub }
 
@@ -25,11 +34,13 @@ public struct InboundMessage: Sendable, Equatable {
     public var method: String
     /// The JSON payload, UTF-8.
     public var payload: Substring.UTF8View
+    /// The sizes of the binary parts a ``Kind/binaryCall`` will upload, in order; empty for every other kind.
+    public var binaryParts: [Int] = []
 
     public static func == (lhs: InboundMessage, rhs: InboundMessage) -> Bool {
         lhs.kind == rhs.kind && lhs.id == rhs.id && lhs.token == rhs.token && lhs.frame == rhs.frame
             && lhs.origin == rhs.origin && lhs.module == rhs.module && lhs.method == rhs.method
-            && lhs.payload.elementsEqual(rhs.payload)
+            && lhs.payload.elementsEqual(rhs.payload) && lhs.binaryParts == rhs.binaryParts
     }
 }
 
@@ -94,13 +105,13 @@ public struct InboundMessageParser: Sendable {
     /// message at a time lets a huge post be handled over several turns without being read all at once.
     public func parseNext(_ rest: inout Substring.UTF8View) -> Result<InboundMessage, InboundMessageError>? {
         guard !rest.isEmpty else { return nil }
-        guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+        guard let newline = Self.newline(in: rest) else {
             rest = rest[rest.endIndex...]
             return .failure(InboundMessageError(error: .badMessage("message has no head line")))
         }
         let head = rest[..<newline]
         let payloadStart = rest.index(after: newline)
-        let payloadEnd = rest[payloadStart...].firstIndex(of: UInt8(ascii: "\n")) ?? rest.endIndex
+        let payloadEnd = Self.newline(in: rest[payloadStart...]) ?? rest.endIndex
         let payload = rest[payloadStart..<payloadEnd]
         rest = payloadEnd == rest.endIndex ? rest[payloadEnd...] : rest[rest.index(after: payloadEnd)...]
         return Result { () throws(InboundMessageError) in try parseOne(head: head, payload: payload) }
@@ -130,14 +141,41 @@ public struct InboundMessageParser: Sendable {
             throw fail("origin is malformed")
         }
         guard let module = Self.string(fields[6]), let method = Self.string(fields[7]).flatMap(Self.percentDecoded),
-            (kind != .call && kind != .stream)
+            (kind != .call && kind != .stream && kind != .binaryCall)
                 || (Self.isName(module)
                     && (Self.isName(method) || (module == freeFormMethodModule && Self.isFreeFormName(method))))
         else { throw fail("module or method name is malformed") }
+        var payload = payload
+        var binaryParts: [Int] = []
+        if kind == .binaryCall {
+            switch BinaryCallPayload.parse(payload, maxParts: limits.maxBinaryParts, maxTotal: limits.maxBinaryBytes) {
+            case .success(let parsed):
+                binaryParts = parsed.sizes
+                payload = payload[payload.index(payload.startIndex, offsetBy: parsed.argumentsOffset)...]
+            case .failure(let error):
+                throw InboundMessageError(error: error, id: id, token: token, frame: frame)
+            }
+        }
         if let problem = JSONShape.check(payload, maxDepth: limits.maxNestingDepth) { throw fail(problem) }
         return InboundMessage(
             kind: kind, id: id, token: token, frame: frame, origin: origin, module: module, method: method,
-            payload: payload)
+            payload: payload, binaryParts: binaryParts)
+    }
+
+    /// The first newline in `bytes`, found with `memchr` in the native string's buffer (stepping through a
+    /// megabyte payload one index at a time cost as much as encoding it).
+    static func newline(in bytes: Substring.UTF8View) -> Substring.UTF8View.Index? {
+        let offset = bytes.withContiguousStorageIfAvailable { buffer -> Int? in
+            guard let base = buffer.baseAddress,
+                let found = memchr(base, Int32(UInt8(ascii: "\n")), buffer.count)
+            else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+        switch offset {
+        case .some(.some(let offset)): return bytes.index(bytes.startIndex, offsetBy: offset)
+        case .some(.none): return nil
+        case .none: return bytes.firstIndex(of: UInt8(ascii: "\n"))
+        }
     }
 
     private static func string(_ bytes: Substring.UTF8View) -> String? {

@@ -52,6 +52,12 @@ struct Invocation: Sendable {
         return (own, .method)
     }
 
+    /// ``limit(fallback:source:)`` before there is an invocation (a binary call waiting for its bytes).
+    static func limit(of target: ModuleRegistry.Target, fallback: Duration?) -> (Duration?, CallDeadline.Source) {
+        guard let own = target.method.timeout else { return (fallback, .callTimeout) }
+        return (own, .method)
+    }
+
     /// The method as work on its lane: the one place where a body (sync, async, stream) meets its module's
     /// execution. Work on the engine's lane hops to `bridge` (whose executor is the engine's) to run; work on
     /// the background lane is `@concurrent`, so it never runs there.

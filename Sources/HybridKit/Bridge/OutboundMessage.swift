@@ -24,8 +24,12 @@ enum OutboundMessage {
     }
 
     /// Elements of stream `id` (JSON texts), and its end when `end` is set: success, or the error it ended with.
-    static func streamChunk(token: String, id: Int, elements: [String], end: Result<Void, BridgeError>?) -> String {
-        let head = #"{"k":"sc","p":\#(quote(token)),"id":\#(id),"d":[\#(elements.joined(separator: ","))]"#
+    static func streamChunk(
+        token: String, id: Int, elements: [String], end: Result<Void, BridgeError>?, bytes: Bool = false
+    ) -> String {
+        let head =
+            #"{"k":"sc","p":\#(quote(token)),"id":\#(id),"d":[\#(elements.joined(separator: ","))]"#
+            + (bytes ? #","b":1"# : "")
         switch end {
         case nil: return head + "}"
         case .success: return head + #","end":true}"#
@@ -38,8 +42,16 @@ enum OutboundMessage {
 
     static func syncFailure(_ error: BridgeError) -> String { #"{"ok":false,"e":\#(errorObject(error))}"# }
 
-    static func result(token: String, id: Int, json: String) -> String {
-        #"{"k":"r","p":\#(quote(token)),"id":\#(id),"ok":true,"r":\#(json)}"#
+    /// `bytes`: the result holds placeholders of bytes the page fetches before it resolves the call.
+    static func result(token: String, id: Int, json: String, bytes: Bool = false) -> String {
+        bytes
+            ? #"{"k":"r","p":\#(quote(token)),"id":\#(id),"ok":true,"b":1,"r":\#(json)}"#
+            : #"{"k":"r","p":\#(quote(token)),"id":\#(id),"ok":true,"r":\#(json)}"#
+    }
+
+    /// A binary call was admitted: the page uploads its bytes under `upload`.
+    static func uploadTicket(token: String, id: Int, upload: String) -> String {
+        #"{"k":"up","p":\#(quote(token)),"id":\#(id),"u":\#(quote(upload))}"#
     }
 
     static func failure(token: String, id: Int, error: BridgeError) -> String {
@@ -51,8 +63,8 @@ enum OutboundMessage {
         #"{"k":"err","e":\#(errorObject(error))}"#
     }
 
-    static func event(name: String, json: String) -> String {
-        #"{"k":"ev","e":\#(quote(name)),"d":\#(json)}"#
+    static func event(name: String, json: String, bytes: Bool = false) -> String {
+        #"{"k":"ev","e":\#(quote(name)),"d":\#(json)"# + (bytes ? #","b":1}"# : "}")
     }
 
     static func jsCall(token: String, id: Int, handler: String, json: String) -> String {

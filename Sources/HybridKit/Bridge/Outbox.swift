@@ -42,22 +42,39 @@ struct Outbox {
         return .scheduleFlush
     }
 
-    /// Empties the outbox into the script that delivers it; nil when there was nothing to send.
-    mutating func takeScript() -> String? {
+    /// How a batch reaches the main frame's runtime.
+    enum Delivery: Equatable {
+        /// A script to evaluate: the batch as a string literal in a call with one JSON argument.
+        case evaluate(String)
+        /// A page function to call with arguments: the batch as a string value the engine hands over as it is.
+        case call(body: String, arguments: [String: JavaScriptArgument])
+    }
+
+    /// Empties the outbox into what delivers it; nil when there was nothing to send.
+    ///
+    /// The batch travels as a string the runtime parses with JSON.parse, never as JavaScript source: an object
+    /// literal would turn a "__proto__" key into a prototype, where every other frame (which parses its replies)
+    /// keeps it as a key. Below `functionCallThreshold` bytes it is evaluated as one JSON argument, an array of two
+    /// strings: JavaScriptCore reads such a call with its JSON parser instead of compiling it, the cheapest round
+    /// trip for small batches. (Measured: two arguments, or an array holding the messages as objects, cost about
+    /// 50 µs more per evaluation; a megabyte as objects costs over 100 ms.) From the threshold on, the batch is an
+    /// argument of a page function instead (``WebEngine/callAsyncJavaScript(_:arguments:)``): no escaping natively,
+    /// no string literal for the page's parser, one JSON.parse (`hybrid bench bridge` measures both ways).
+    mutating func take(functionCallThreshold: Int) -> Delivery? {
         flushScheduled = false
         defer {
             messages.removeAll(keepingCapacity: true)
             bytes = 0
         }
         guard !messages.isEmpty else { return nil }
-        // The batch travels as a string the runtime parses with JSON.parse, never as JavaScript source: an
-        // object literal would turn a "__proto__" key into a prototype, where every other frame (which parses
-        // its replies) keeps it as a key. One JSON argument, an array of two strings: JavaScriptCore reads such
-        // a call with its JSON parser instead of compiling it. (Measured: two arguments, or an array holding
-        // the messages as objects, cost about 50 µs more per evaluation, a quarter of a small call's round
-        // trip; a megabyte as objects costs over 100 ms.)
-        let batch = OutboundMessage.javaScriptString(OutboundMessage.batch(messages))
-        return "\(receiverName)([\(OutboundMessage.quote(deliveryKey)),\(batch)])"
+        let batch = OutboundMessage.batch(messages)
+        if bytes >= functionCallThreshold {
+            return .call(
+                body: "\(receiverName)([k, b])",
+                arguments: ["k": .string(deliveryKey), "b": .string(batch)])
+        }
+        let literal = OutboundMessage.javaScriptString(batch)
+        return .evaluate("\(receiverName)([\(OutboundMessage.quote(deliveryKey)),\(literal)])")
     }
 
     /// Drops what waits (the document it was for went away). A flush already scheduled still runs, and finds

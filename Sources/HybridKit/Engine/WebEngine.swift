@@ -27,6 +27,15 @@ public protocol WebEngine: AnyObject, Sendable {
     /// Evaluates `script` in the main frame without waiting for, or converting, its result.
     /// The cheap form for native→JS messages whose result nobody reads.
     func evaluateJavaScriptIgnoringResult(_ script: String)
+    /// Calls `body` as the body of an async function in the main frame's page world, its parameters named by the
+    /// keys of `arguments` and bound to their values, and returns what it returns (awaited when a promise) as JSON
+    /// text (`nil` for `undefined`). The engine hands the arguments over as values, never as source: a megabyte
+    /// string is neither escaped natively nor read by the script parser (WKWebView's
+    /// `callAsyncJavaScript(_:arguments:in:in:)`, WebKitGTK's `webkit_web_view_call_async_javascript_function`).
+    func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument]) async throws(EngineError)
+        -> String?
+    /// ``callAsyncJavaScript(_:arguments:)`` without waiting for, or converting, its result.
+    func callAsyncJavaScriptIgnoringResult(_ body: String, arguments: [String: JavaScriptArgument])
     func addUserScript(_ script: UserScript)
     /// Removes the first added script equal to `script` (documents loaded later no longer get it); nothing if none.
     func removeUserScript(_ script: UserScript)

@@ -78,12 +78,17 @@ static void frame_post(GPtrArray *arguments, gpointer user_data) {
     if (!page) return;
     gchar *name_string = jsc_value_to_string(name);
     gchar *text_string = jsc_value_to_string(text);
-    WebKitUserMessage *message = webkit_user_message_new(
-        HYBRID_FRAME_POST_MESSAGE,
-        g_variant_new("(ssssb)", name_string, text_string, stamp->uri ? stamp->uri : "", stamp->origin,
-                      stamp->is_main_frame));
+    // The text is taken as it is, not copied and checked again: JavaScriptCore writes valid UTF-8 (a lone surrogate
+    // becomes U+FFFD), and a megabyte post would otherwise be copied and validated once more here.
+    GVariant *children[5] = {
+        g_variant_new_string(name_string),
+        g_variant_new_from_data(G_VARIANT_TYPE_STRING, text_string, strlen(text_string) + 1, TRUE, g_free, text_string),
+        g_variant_new_string(stamp->uri ? stamp->uri : ""),
+        g_variant_new_string(stamp->origin),
+        g_variant_new_boolean(stamp->is_main_frame),
+    };
+    WebKitUserMessage *message = webkit_user_message_new(HYBRID_FRAME_POST_MESSAGE, g_variant_new_tuple(children, 5));
     g_free(name_string);
-    g_free(text_string);
     JSCValue *callback = arguments->len > 2 ? g_ptr_array_index(arguments, 2) : NULL;
     if (callback && jsc_value_is_function(callback)) {
         PendingReply *pending = g_new0(PendingReply, 1);

@@ -52,7 +52,15 @@ final class GTKSchemeTask: SchemeTask {
     nonisolated func send(_ data: Data) {
         GTKActor.run {
             guard admit(.send), uriRequest != nil || pipe != nil else { return }
-            if let pipe { pipe.write(data) } else { buffered.append(data) }
+            // A whole body sent at once (the common case) is kept, not copied: `Data` shares its storage, so a
+            // 10 MB answer is one buffer until WebKit's copy, not two.
+            if let pipe {
+                pipe.write(data)
+            } else if buffered.isEmpty {
+                buffered = data
+            } else {
+                buffered.append(data)
+            }
         }
     }
 

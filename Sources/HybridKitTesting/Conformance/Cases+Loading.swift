@@ -104,6 +104,43 @@ extension EngineConformance {
             try rig.engine().evaluateJavaScriptIgnoringResult("window.answer = 41 + 1; ({cyclic: window})")
             try await rig.waitFor("window.answer === 42")
         },
+        ConformanceCase("script.functionCallsTakeArgumentsAsValues") { rig in
+            try await rig.loadHTML("<p>x</p>", baseURL: rig.url("index.html"))
+            let engine = try rig.engine()
+            // Text that would break out of a string literal, or run, if the engine built source from it.
+            let hostile = "\"'); window.pwned = 1; ('\\\n\u{2028}</script>{\"__proto__\":{\"x\":1}}"
+            let arguments: [String: JavaScriptArgument] = [
+                "text": .string(hostile), "number": .number(1.5),
+                // (No "__proto__" member: WebKitGTK builds the object with assignments, where such a key is dropped.)
+                "object": .object(["plain": .string("kept"), "nested": .object(["n": .number(3)])]),
+            ]
+            let json = try await engine.callAsyncJavaScript(
+                """
+                return [text === \(ScriptLiteral.literal(hostile)), typeof window.pwned, number,
+                  Object.keys(object).sort(), Object.getPrototypeOf(object) === Object.prototype, object.nested.n,
+                  await Promise.resolve('awaited')];
+                """, arguments: arguments)
+            try rig.expectEqual(
+                json, #"[true,"undefined",1.5,["nested","plain"],true,3,"awaited"]"#,
+                "a function called with arguments")
+            try rig.expectEqual(
+                try await engine.callAsyncJavaScript("return undefined", arguments: [:]), nil, "an undefined result")
+            let thrown: Result<String?, EngineError>
+            do throws(EngineError) {
+                thrown = .success(try await engine.callAsyncJavaScript("throw new Error('boom')", arguments: [:]))
+            } catch {
+                thrown = .failure(error)
+            }
+            switch thrown {
+            case .success(let value): throw rig.fail("a function that throws returned \(value ?? "undefined")")
+            case .failure(.javaScript): break
+            case .failure(let error):
+                throw rig.fail("a function that throws threw \(error), not EngineError.javaScript")
+            }
+            engine.callAsyncJavaScriptIgnoringResult(
+                "window.fromCall = a + b", arguments: ["a": .number(40), "b": .number(2)])
+            try await rig.waitFor("window.fromCall === 42")
+        },
         ConformanceCase("userScripts.addRemoveAndFrames") { rig in
             rig.page("index.html", "<!doctype html><title>main</title><iframe src='frame.html'></iframe>")
             rig.page("frame.html", "<!doctype html><p>frame</p>")
@@ -214,5 +251,16 @@ final class RecordingMessageHandler: ScriptMessageHandler {
     func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
         received.withLock { $0.append((message, reply != nil)) }
         answer?(message, reply)
+    }
+}
+
+/// A JavaScript string literal of a text, for conformance scripts that compare what arrived with what was sent.
+enum ScriptLiteral {
+    static func literal(_ text: String) -> String {
+        var out = "\""
+        for unit in text.utf16 {
+            out += String(format: "\\u%04x", unit)
+        }
+        return out + "\""
     }
 }

@@ -348,6 +348,28 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(script.contains(#","[{\"k\":"#), "the batch travels as JSON text")
     }
 
+    @Test func largeBatchesAreAPageFunctionsArgumentsSmallOnesAnEvaluation() async throws {
+        let bridge = try makeBridge { $0.functionCallThreshold = 4096 }
+        try await bridge.emit("small", "x")
+        #expect(await waitUntil { engine.evaluations.count == 1 })
+        #expect(engine.functionCalls.isEmpty)
+        let large = String(repeating: "\"</script>\u{2028}", count: 1000)
+        try await bridge.emit("large", large)
+        #expect(await waitUntil { engine.functionCalls.count == 1 })
+        #expect(engine.evaluations.count == 1, "the large batch is not evaluated as well")
+        let call = try #require(engine.functionCalls.first)
+        #expect(call.body == "__hybridReceive([k, b])")
+        guard case .string(let key)? = call.arguments["k"], case .string(let batch)? = call.arguments["b"] else {
+            Issue.record("the call's arguments are not the delivery key and the batch: \(call.arguments)")
+            return
+        }
+        #expect(engine.userScripts[0].source.contains(key), "the runtime knows the key")
+        // The batch is the JSON text itself, unescaped: the engine hands it over as a string value.
+        #expect(batch.hasPrefix(#"[{"k":"ev","e":"large","d":"\""#))
+        let events = try engine.deliveredMessages().filter { $0["k"] as? String == "ev" }
+        #expect(events.compactMap { $0["d"] as? String } == [large, "x"])
+    }
+
     @Test func javaScriptStringsEscapeWhatWouldEndOrChangeTheLiteral() throws {
         let text = "a\"b\\c\nd\u{0}e\u{2028}f\u{2029}g\u{1F600}h\u{E2}"
         let literal = OutboundMessage.javaScriptString(text)

@@ -28,6 +28,17 @@ extension FakeEngine {
 
     /// Every message delivered to the page so far, decoded from the batches, oldest first.
     func deliveredMessages() throws -> [[String: Any]] {
+        // Large batches are a page function's arguments instead: `__hybridReceive([k, b])`.
+        let called = try functionCalls.flatMap { call -> [[String: Any]] in
+            guard call.body == "__hybridReceive([k, b])", case .string(let key)? = call.arguments["k"], key.count == 32,
+                case .string(let batch)? = call.arguments["b"]
+            else { return [] }
+            return try JSONSerialization.jsonObject(with: Data(batch.utf8)) as? [[String: Any]] ?? []
+        }
+        return try called + evaluated()
+    }
+
+    private func evaluated() throws -> [[String: Any]] {
         try evaluations.flatMap { script -> [[String: Any]] in
             // `__hybridReceive(["<delivery key>", "<batch as JSON text>"])`: one JSON array of two strings.
             guard script.hasPrefix("__hybridReceive(["), script.hasSuffix("])") else { return [] }

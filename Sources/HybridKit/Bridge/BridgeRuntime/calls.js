@@ -1,12 +1,14 @@
 // HybridKit bridge runtime: asynchronous calls to native (`hybrid.call`), their settlement and timeouts.
 // Part of the bridge runtime's closure: see transport.js for how BridgeRuntimeScript joins BridgeRuntime/. Not a script
 // on its own; it uses from the shared scope:
-//   `config`; from transport.js HybridError, NAME, FREE_FORM_NAME, head, send, state, nextId, pending.
+//   `config`; from transport.js HybridError, NAME, FREE_FORM_NAME, head, send, state, nextId, pending; from bytes.js
+//   binaryPayload, pendingUploads.
 
 function settle(id, error, value) {
   const call = pending.get(id);
   if (!call) return; // already settled (timeout, navigation) or not ours: never settle twice
   pending.delete(id);
+  pendingUploads.delete(id);
   if (error) call.reject(error);
   else call.resolve(value);
 }
@@ -52,15 +54,18 @@ function call(module, method, args, optionsOrCallback, maybeCallback) {
       return reject(new HybridError('bad_message', `invalid module or method name: ${String(module)}.${String(method)}`));
     }
     let payload;
+    let binary = null;
     try {
-      payload = JSON.stringify(args === undefined ? null : args);
+      // Arguments holding bytes go as a binary call: their bytes follow in one upload (bytes.js).
+      binary = binaryPayload(args === undefined ? null : args);
+      payload = binary ? binary.text : JSON.stringify(args === undefined ? null : args);
     } catch (e) {
-      return reject(new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`));
+      return reject(e instanceof HybridError ? e : new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`));
     }
     const id = nextId++;
     let text;
     try {
-      text = head('call', id, module, method) + payload;
+      text = head(binary ? 'bcall' : 'call', id, module, method) + payload;
     } catch (_) {
       // encodeURIComponent refuses lone surrogates
       return reject(new HybridError('bad_message', `invalid method name: ${String(method)}`));
@@ -71,6 +76,7 @@ function call(module, method, args, optionsOrCallback, maybeCallback) {
     const timeout = options.timeout === undefined ? config.callTimeoutMs : Number(options.timeout);
     const deadline = timeout > 0 ? Date.now() + timeout : Infinity;
     pending.set(id, { resolve, reject, deadline, what: `${module}.${method} did not answer within ${timeout} ms` });
+    if (binary) pendingUploads.set(id, binary.parts);
     armTimeouts(deadline);
     try {
       send(text);

@@ -4,8 +4,8 @@
 // on its own; it uses from the shared scope:
 //   `config`; from transport.js parseJSON, HybridError, head, send, transmit, state, modules, queued, token,
 //   listeners, jsHandlers; from calls.js settle, toError; from streams.js streamChunk; from state.js STATE_CHANGED,
-//   applyState, applyStateSnapshot; from api.js readyResolve, restoredFromCache, sayHello (read when a message
-//   arrives, after api.js ran).
+//   applyState, applyStateSnapshot; from bytes.js sendUpload, fetchBytesOf; from api.js readyResolve,
+//   restoredFromCache, sayHello (read when a message arrives, after api.js ran).
 
 function emit(name, data) {
   const set = listeners.get(name);
@@ -70,6 +70,9 @@ function receive(delivery) {
   dispatch(batch);
 }
 
+// While a message waits for its bytes (`b`), the messages after it wait behind it, so none overtakes another.
+let bytesInOrder = null;
+
 /** Handles native → page messages: one message or an array of them, from native only. */
 function dispatch(batch) {
   const messages = Array.isArray(batch) ? batch : batch ? [batch] : [];
@@ -77,49 +80,64 @@ function dispatch(batch) {
     if (!m || typeof m !== 'object') continue;
     // Messages that answer or address one document carry its token: skip those for an earlier document of
     // this frame, or for another frame.
-    const addressed = m.k === 'ready' || m.k === 'r' || m.k === 'jscall';
+    const addressed = m.k === 'ready' || m.k === 'r' || m.k === 'jscall' || m.k === 'up';
     if (addressed ? m.p !== token : m.p !== undefined && m.p !== token) continue;
-    switch (m.k) {
-      case 'ready': {
-        applyState(m.state);
-        if (state !== 'connecting') break;
-        const first = readyResolve !== null;
-        state = 'ready';
-        modules = m.modules || {};
-        while (queued.length) transmit(queued.shift());
-        if (first) {
-          readyResolve(modules);
-          readyResolve = null;
-          emit('ready', modules);
-        } else if (restoredFromCache) {
-          // Scripts of a page restored from the back/forward cache do not run again: this event is its
-          // only chance to refresh what went stale while it was away. Sent once the bridge works again.
-          restoredFromCache = false;
-          emit('restore', { persisted: true });
-        }
-        break;
-      }
-      case 'r':
-        settle(m.id, m.ok ? null : toError(m.e), m.r);
-        break;
-      case 'sc':
-        streamChunk(m);
-        break;
-      case 'ev':
-        deliverEvent(m.e, m.d);
-        break;
-      case 'jscall':
-        runJSHandler(m);
-        break;
-      case 'err':
-        emit('error', toError(m.e));
-        break;
-      case 'st0':
-        applyStateSnapshot(m.e);
-        break;
-      case 'stc':
-        deliverEvent(STATE_CHANGED, null);
-        break;
+    if (bytesInOrder || m.b) {
+      const turn = (bytesInOrder || Promise.resolve()).then(() => (m.b ? fetchBytesOf(m) : null)).then(() => {
+        handleMessage(m);
+        if (bytesInOrder === turn) bytesInOrder = null;
+      });
+      bytesInOrder = turn;
+    } else {
+      handleMessage(m);
     }
+  }
+}
+
+function handleMessage(m) {
+  switch (m.k) {
+    case 'ready': {
+      applyState(m.state);
+      if (state !== 'connecting') break;
+      const first = readyResolve !== null;
+      state = 'ready';
+      modules = m.modules || {};
+      while (queued.length) transmit(queued.shift());
+      if (first) {
+        readyResolve(modules);
+        readyResolve = null;
+        emit('ready', modules);
+      } else if (restoredFromCache) {
+        // Scripts of a page restored from the back/forward cache do not run again: this event is its
+        // only chance to refresh what went stale while it was away. Sent once the bridge works again.
+        restoredFromCache = false;
+        emit('restore', { persisted: true });
+      }
+      break;
+    }
+    case 'r':
+      settle(m.id, m.ok ? null : toError(m.e), m.r);
+      break;
+    case 'sc':
+      streamChunk(m);
+      break;
+    case 'ev':
+      deliverEvent(m.e, m.d);
+      break;
+    case 'jscall':
+      runJSHandler(m);
+      break;
+    case 'err':
+      emit('error', toError(m.e));
+      break;
+    case 'st0':
+      applyStateSnapshot(m.e);
+      break;
+    case 'stc':
+      deliverEvent(STATE_CHANGED, null);
+      break;
+    case 'up':
+      sendUpload(m.id, m.u);
+      break;
   }
 }

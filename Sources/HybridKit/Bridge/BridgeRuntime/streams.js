@@ -1,7 +1,8 @@
 // HybridKit bridge runtime: native streams (`hybrid.stream`), read with flow control.
 // Part of the bridge runtime's closure: see transport.js for how BridgeRuntimeScript joins BridgeRuntime/. Not a script
 // on its own; it uses from the shared scope:
-//   `config`; from transport.js HybridError, NAME, head, send, stringify, state, nextId; from calls.js toError.
+//   `config`; from transport.js HybridError, NAME, head, send, stringify, state, nextId; from calls.js toError; from
+//   bytes.js holdsBytes.
 
 // Streams: id → state. The opening message asks for the first window of elements; the page asks for more
 // (`pull`) when it has read half of what it holds, so each side holds at most about a window.
@@ -102,6 +103,8 @@ function openStream(module, method, args) {
   }
   let payload;
   try {
+    // Bytes go up only as an asynchronous call's upload (bytes.js), which a blocked page or a stream's opening cannot make.
+    if (holdsBytes(args, 0)) return fail(new HybridError('bad_arguments', 'binary values can only be sent with hybrid.call'));
     payload = stringify(args === undefined ? null : args);
   } catch (e) {
     return fail(new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`));

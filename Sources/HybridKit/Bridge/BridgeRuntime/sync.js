@@ -1,7 +1,7 @@
 // HybridKit bridge runtime: synchronous calls (`hybrid.callSync`, `hybrid.has`), one blocking prompt each.
 // Part of the bridge runtime's closure: see transport.js for how BridgeRuntimeScript joins BridgeRuntime/. Not a script
 // on its own; it uses from the shared scope:
-//   `config`; from transport.js the kept parseJSON, stringify, applyFunction, frameSync and nativePrompt,
+//   `config`; from bytes.js holdsBytes; from transport.js the kept parseJSON, stringify, applyFunction, frameSync and nativePrompt,
 //   HybridError, NAME, FREE_FORM_NAME, head, state, nextId, securityOrigin; from calls.js toError.
 
 function syncRound(text) {
@@ -31,6 +31,8 @@ function callSync(module, method, args) {
   }
   let payload;
   try {
+    // Bytes go up only as an asynchronous call's upload (bytes.js), which a blocked page or a stream's opening cannot make.
+    if (holdsBytes(args, 0)) throw new HybridError('bad_arguments', 'binary values can only be sent with hybrid.call');
     payload = stringify(args === undefined ? null : args);
   } catch (e) {
     throw new HybridError('bad_arguments', `arguments cannot be sent: ${e.message}`);

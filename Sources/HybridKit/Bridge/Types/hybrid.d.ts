@@ -36,6 +36,16 @@ export interface HybridCallOptions {
   timeout?: number;
 }
 
+// Binary values ---------------------------------------------------------------------------------------------------
+/**
+ * Bytes a page passes anywhere in `hybrid.call`'s arguments (at any depth of plain objects and arrays): each
+ * arrives natively as one `Data`, uploaded with the call's other bytes in one request, never as base64 or JSON. A
+ * `Data` in native's answers (a call's result, a stream's element, an event's data) arrives as an `ArrayBuffer`.
+ * Not in `callSync` or `stream` arguments (`bad_arguments`). Limits: `BridgeLimits.maxBinaryBytes` per call.
+ */
+export type HybridBytes = ArrayBuffer | ArrayBufferView | Blob;
+// -----------------------------------------------------------------------------------------------------------------
+
 /** Node-style callback for the callback form of `call`. */
 export type HybridCallback<T> = (error: HybridError | null, result?: T) => void;
 

@@ -1,6 +1,7 @@
 // A page that uses every page-facing API HybridKit documents, typed with hybrid.d.ts. TypeDeclarationsTests copies
 // it next to the declarations and runs `tsc --noEmit --strict` on both: it must type-check without a diagnostic.
 import type {
+  HybridBytes,
   HybridCallOptions,
   HybridError,
   HybridErrorCode,
@@ -45,6 +46,12 @@ async function bridge(): Promise<void> {
       if (code === 'unknown_method' || code === 'denied' || code === 'navigated') console.log(e.name, e.message);
     }
   }
+  // Binary values: bytes anywhere in the arguments, an ArrayBuffer back.
+  const photo: HybridBytes = new Blob([new Uint8Array([1, 2, 3])]);
+  const parts: HybridBytes[] = [new ArrayBuffer(4), new Uint8Array(2), new DataView(new ArrayBuffer(1)), photo];
+  const thumbnail = await hybrid.call<ArrayBuffer>('photos', 'thumbnail', { image: parts[0], extra: parts });
+  const thumbnailBytes: number = thumbnail.byteLength;
+
   const made: HybridError = new hybrid.HybridError('internal', 'made by the page', { why: 'test' });
 
   const offBattery = hybrid.on<{ level: number }>('battery', (b) => console.log(b.level.toFixed(2)));
@@ -64,7 +71,7 @@ async function bridge(): Promise<void> {
   const unhandle = hybrid.handle<{ dirty: boolean }, boolean>('confirmLeave', async ({ dirty }) => !dirty || confirm('Leave?'));
   hybrid.handle('sum', (data: number[]) => data.reduce((a, b) => a + b, 0));
   unhandle();
-  console.log(version, methods, ready, modules, model, made);
+  console.log(version, methods, ready, modules, model, made, thumbnailBytes);
 }
 
 // The WebViewJavascriptBridge library's setup snippet, iframe included.

@@ -1,0 +1,346 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import HybridKitGTK
+import HybridKitTesting
+import Synchronization
+import Testing
+
+@testable import HybridKit
+
+/// Binary values in real WebKitGTK: bytes both ways through the bridge's scheme, and the threat model's lines
+/// (BridgeGuarantees.md): redeemed once, only by the origin they are for, ids nobody guesses, bounded size and
+/// time, freed when abandoned, and a call cancelled while its bytes are in flight leaves nothing behind.
+@Suite(.serialized) struct BridgeBytesGTKTests {
+    struct Upload: Codable, Sendable {
+        let name: String
+        let data: Data
+        let more: [Data]
+    }
+
+    struct Echoed: Codable, Sendable {
+        let name: String
+        let sizes: [Int]
+        let first: Data
+        let joined: Data
+    }
+
+    /// Set when a method that holds its call was cancelled.
+    static let cancelled = Mutex(0)
+
+    static let module = BridgeModule("bin", access: .origins("bt://main", allowsSubframes: true)) { module in
+        module.method("echo") { (upload: Upload, _) in
+            Echoed(
+                name: upload.name, sizes: [upload.data.count] + upload.more.map(\.count), first: upload.data,
+                joined: upload.more.reduce(Data(), +))
+        }
+        module.method("make") { (size: Int, _) in Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7) }) }
+        module.method("size") { (data: Data, _) in data.count }
+        module.method("hold") { (data: Data, _) async throws -> Int in
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                cancelled.withLock { $0 += 1 }
+                throw error
+            }
+            return data.count
+        }
+        module.method("text", synchronous: true) { (_: NoArguments, _) in Data([1, 2, 3]) }
+        module.stream("chunks") { (count: Int, _) in
+            AsyncStream<Data> { continuation in
+                for index in 0..<count { continuation.yield(Data(repeating: UInt8(index), count: index + 1)) }
+                continuation.finish()
+            }
+        }
+        module.method("announce") { (size: Int, call) async throws -> Bool in
+            try await call.bridge?.emit("bytes", ["payload": Data(repeating: 9, count: size)])
+            return true
+        }
+    }
+
+    /// A page at `bt://main/` with an iframe of another origin (`bt://other/`) that fetches what it is told to and
+    /// reports the status, and a sandboxed (opaque-origin) one that does the same.
+    static let pages: [String: String] = [
+        "main/index.html": """
+        <!doctype html><meta charset="utf-8"><body>
+        <iframe id="other" src="bt://other/frame.html"></iframe>
+        <iframe id="sandboxed" sandbox="allow-scripts" src="bt://main/frame.html"></iframe>
+        <iframe id="same" src="bt://main/frame.html"></iframe>
+        <script>
+        window.reports = new Map();
+        let next = 0;
+        window.addEventListener('message', (e) => {
+          if (e.data && e.data.report !== undefined) window.reports.set(e.data.report, e.data.result);
+        });
+        window.ask = (frame, request) => {
+          const id = ++next;
+          document.getElementById(frame).contentWindow.postMessage({ id, ...request }, '*');
+          return id;
+        };
+        window.fetchHere = async (url, init) => {
+          try {
+            const r = await fetch(url, init || {});
+            return { status: r.status, size: (await r.arrayBuffer()).byteLength };
+          } catch (e) { return { error: String(e) }; }
+        };
+        </script>
+        """,
+        "main/frame.html": Self.frame,
+        "other/frame.html": Self.frame,
+    ]
+
+    static let frame = """
+        <!doctype html><script>
+        window.addEventListener('message', async (e) => {
+          const { id, url, method, size, call } = e.data;
+          let result;
+          try {
+            if (call) {
+              result = { value: await hybrid.call('bin', call, new Uint8Array(size)) };
+            } else {
+              const r = await fetch(url, { method: method || 'GET', body: size ? new Uint8Array(size) : undefined });
+              result = { status: r.status, size: (await r.arrayBuffer()).byteLength };
+            }
+          } catch (err) { result = { error: String(err && (err.code || err.message) || err) }; }
+          parent.postMessage({ report: id, result }, '*');
+        });
+        </script>
+        """
+
+    struct Report: Decodable, Equatable {
+        var status: Int?
+        var size: Int?
+        var error: String?
+        var value: Int?
+    }
+
+    @GTKActor
+    static func open(_ configure: (inout BridgeConfiguration) -> Void = { _ in }) async throws -> TestPage {
+        var configuration = BridgeConfiguration()
+        configure(&configuration)
+        let page = try TestPage(modules: [Self.module], configuration: configuration)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-bytes-\(UUID().uuidString)")
+        for (path, html) in Self.pages {
+            let file = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(html.utf8).write(to: file)
+        }
+        try page.view.setSchemeHandler(HostDirectories(root: root), forScheme: "bt")
+        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html"))))
+        try await page.waitFor("window.hybrid && hybrid.isReady && document.readyState === 'complete'")
+        return page
+    }
+
+    @GTKActor
+    static func ask(_ page: TestPage, _ frame: String, _ request: String) async throws -> Report {
+        let id: Int = try await page.evaluate("ask('\(frame)', \(request))")
+        try await page.waitFor("reports.has(\(id))")
+        return try await page.evaluate("reports.get(\(id))")
+    }
+
+    @GTKActor
+    static func fetchHere(_ page: TestPage, _ url: String, _ options: String = "{}") async throws -> Report {
+        _ = try await page.view.evaluateJavaScript(
+            "fetchHere('\(url)', \(options)).then((r) => { window.fetched = r; }), true")
+        try await page.waitFor("window.fetched")
+        let report: Report = try await page.evaluate("window.fetched")
+        _ = try await page.view.evaluateJavaScript("window.fetched = undefined")
+        return report
+    }
+
+    @Test @GTKActor func bytesTravelBothWaysWithoutJSON() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        struct Outcome: Decodable, Equatable {
+            let name: String
+            let sizes: [Int]
+            let first: [Int]
+            let joined: [Int]
+            let made: Int
+            let madeOK: Bool
+            let stream: [Int]
+            let event: Int
+            let sync: String
+        }
+        _ = try await page.view.evaluateJavaScript(
+            """
+            (async () => {
+              const buffer = new Uint8Array([1, 2, 3, 4]).buffer;
+              const view = new Uint8Array([9, 9, 5, 6, 7, 9]).subarray(2, 5);
+              const blob = new Blob([new Uint8Array([8, 8])]);
+              const echoed = await hybrid.call('bin', 'echo', { name: 'n', data: buffer, more: [view, blob, new DataView(new ArrayBuffer(0))] });
+              const made = await hybrid.call('bin', 'make', 300000);
+              const bytes = new Uint8Array(made);
+              let madeOK = made instanceof ArrayBuffer;
+              for (let i = 0; i < bytes.length; i++) if (bytes[i] !== ((i * 7) & 255)) { madeOK = false; break; }
+              const stream = [];
+              for await (const chunk of hybrid.stream('bin', 'chunks', 3)) stream.push(chunk.byteLength);
+              const event = new Promise((resolve) => hybrid.on('bytes', (d) => resolve(d.payload.byteLength)));
+              await hybrid.call('bin', 'announce', 70000);
+              let sync;
+              try { hybrid.callSync('bin', 'text'); sync = 'answered'; } catch (e) { sync = e.code; }
+              window.outcome = { name: echoed.name, sizes: echoed.sizes, first: Array.from(new Uint8Array(echoed.first)),
+                joined: Array.from(new Uint8Array(echoed.joined)), made: made.byteLength, madeOK, stream,
+                event: await event, sync };
+            })().catch((e) => { window.outcome = { error: String(e && e.message) }; }), true
+            """)
+        try await page.waitFor("window.outcome")
+        let outcome: Outcome = try await page.evaluate("window.outcome")
+        #expect(
+            outcome
+                == Outcome(
+                    name: "n", sizes: [4, 3, 2, 0], first: [1, 2, 3, 4], joined: [5, 6, 7, 8, 8], made: 300_000,
+                    madeOK: true, stream: [1, 2, 3], event: 70_000, sync: "bad_arguments"))
+        #expect(await page.page.bridge.heldBinaryBytes == 0, "every answer's bytes were fetched, and freed")
+        // A same-origin subframe's binary call answers through its upload.
+        let sub = try await Self.ask(page, "same", "{ call: 'size', size: 5000 }")
+        #expect(sub.value == 5000)
+    }
+
+    /// Bytes are handed once, to the origin they are for: another origin's frame, an opaque-origin frame and
+    /// another view get the same 404 as for an unknown id and leave them for their owner; the owner's second
+    /// fetch (a replay) finds nothing.
+    @Test @GTKActor func onlyTheOwnerRedeemsAndOnlyOnce() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        let id = try page.page.bridge.redemptions.register(Data(count: 1000), owner: "bt://main")
+        let url = "bt://bridge".replacingOccurrences(of: "bt", with: "hybrid-bytes") + "/d/\(id)"
+        let other = try await Self.ask(page, "other", "{ url: '\(url)' }")
+        #expect(other.status == 404, "another origin's frame: \(other)")
+        let sandboxed = try await Self.ask(page, "sandboxed", "{ url: '\(url)' }")
+        #expect(sandboxed.status != 200, "an opaque-origin frame: \(sandboxed)")
+        #expect(page.page.bridge.redemptions.heldBytes == 1000, "refused fetches leave the bytes for their owner")
+        let owner = try await Self.fetchHere(page, url)
+        #expect(owner == Report(status: 200, size: 1000))
+        let replay = try await Self.fetchHere(page, url)
+        #expect(replay.status == 404, "an id is good once: \(replay)")
+        #expect(page.page.bridge.redemptions.heldBytes == 0)
+    }
+
+    /// Ids are 128 random bits: guessed ones (and malformed ones) find nothing and take nothing.
+    @Test @GTKActor func guessedIdsFindNothing() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        _ = try page.page.bridge.redemptions.register(Data(count: 10), owner: "bt://main")
+        _ = try await page.view.evaluateJavaScript(
+            """
+            (async () => {
+              const statuses = new Set();
+              const hex = (n) => Array.from(crypto.getRandomValues(new Uint8Array(n)), (b) => b.toString(16).padStart(2, '0')).join('');
+              const ids = [...Array.from({ length: 200 }, () => hex(16)), '0'.repeat(32), 'G'.repeat(32), hex(15), hex(17), '../d/x'];
+              for (const id of ids) {
+                for (const path of ['d/', 'u/']) {
+                  try {
+                    const r = await fetch('hybrid-bytes://bridge/' + path + id, { method: path === 'u/' ? 'POST' : 'GET', body: path === 'u/' ? new Blob(['x']) : undefined });
+                    statuses.add(r.status);
+                  } catch (e) { statuses.add('network error'); }
+                }
+              }
+              window.guessed = Array.from(statuses);
+            })(), true
+            """)
+        try await page.waitFor("window.guessed", timeout: .seconds(60))
+        let statuses: [JSONValue] = try await page.evaluate("window.guessed")
+        // A 404, or a network error where WebKit refuses a request before native sees it: never a success.
+        #expect(!statuses.isEmpty && statuses.allSatisfy { [.number(404), .string("network error")].contains($0) })
+        #expect(page.page.bridge.redemptions.heldBytes == 10, "and takes nothing")
+    }
+
+    /// An upload is read only from the origin whose call native admitted: another origin's POST under the awaited
+    /// id is not even read (a Blob body from it could crash WebKitGTK), and the id stays its owner's.
+    @Test @GTKActor func anUploadIsTakenOnlyFromItsCallersOrigin() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        let handler = try #require(await page.page.bridge.bytesHandler)
+        let id = ByteRedemptions.randomID()
+        handler.expectUpload(id, from: "bt://main")
+        let forged = try await Self.ask(
+            page, "other", "{ url: 'hybrid-bytes://bridge/u/\(id)', method: 'POST', size: 10 }")
+        #expect(forged.status == 404, "another origin's upload: \(forged)")
+        #expect(
+            handler.mayReadBody(
+                of: EngineRequest(
+                    url: try #require(URL(string: "hybrid-bytes://bridge/u/\(id)")), method: "POST",
+                    headers: [("Origin", "bt://main")])), "the id is still its owner's")
+        handler.forgetUpload(id)
+    }
+
+    /// Sizes are bounded before a byte moves: a call's bytes over `maxBinaryBytes` are refused by the runtime and by
+    /// native, and so is an answer's.
+    @Test @GTKActor func oversizedBytesAreRefused() async throws {
+        let page = try await Self.open { $0.limits.maxBinaryBytes = 64 << 10 }
+        defer { page.close() }
+        _ = try await page.view.evaluateJavaScript(
+            """
+            (async () => {
+              const codes = [];
+              for (const run of [() => hybrid.call('bin', 'size', new ArrayBuffer(65 << 10)), () => hybrid.call('bin', 'make', 65 << 10)]) {
+                try { await run(); codes.push('answered'); } catch (e) { codes.push(e.code); }
+              }
+              codes.push(await hybrid.call('bin', 'size', new ArrayBuffer(64 << 10)));
+              window.codes = codes;
+            })(), true
+            """)
+        try await page.waitFor("window.codes")
+        let codes: [JSONValue] = try await page.evaluate("window.codes")
+        #expect(codes == [.string("bad_arguments"), .string("bad_arguments"), .number(65536)])
+        // A message that announces more than the limit natively (past a page's own check) is refused as it is read.
+        let parser = InboundMessageParser(limits: await page.page.bridge.configuration.limits)
+        let refused = parser.parseBatch("H1 bcall 1 0123456789abcdef main bt://main bin size\n[70000] null")
+        guard case .failure(let error)? = refused.first else {
+            Issue.record("a binary call over the limit was read: \(refused)")
+            return
+        }
+        #expect(error.error.code == .badArguments)
+    }
+
+    /// Bytes nobody fetches are freed at `byteRedemptionTimeout`, and at once when the document goes away.
+    @Test @GTKActor func abandonedBytesAreFreed() async throws {
+        let page = try await Self.open { $0.limits.byteRedemptionTimeout = .milliseconds(300) }
+        defer { page.close() }
+        let redemptions = page.page.bridge.redemptions
+        _ = try redemptions.register(Data(count: 5000), owner: "bt://main")
+        #expect(redemptions.heldBytes == 5000)
+        try await waitUntil(timeout: .seconds(10)) { redemptions.heldBytes == 0 }
+        _ = try redemptions.register(Data(count: 5000), owner: "bt://main")
+        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html?again"))))
+        try await waitUntil(timeout: .seconds(10)) { redemptions.heldBytes == 0 }
+    }
+
+    /// A call whose bytes are uploaded and whose method still runs when the page navigates away is cancelled, and
+    /// leaves no pending call, awaited upload or held bytes; one whose bytes never come fails at its limit.
+    @Test @GTKActor func cancellationMidTransferLeavesNothing() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        let before = Self.cancelled.withLock { $0 }
+        _ = try await page.view.evaluateJavaScript(
+            "hybrid.call('bin', 'hold', new ArrayBuffer(4 << 20)).catch(() => {}), true")
+        let bridge = page.page.bridge
+        try await waitUntil(timeout: .seconds(20)) {
+            let pending = await bridge.pendingCallCount
+            let awaited = await bridge.awaitedUploadCount
+            return pending == 1 && awaited == 0
+        }
+        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html?next"))))
+        try await waitUntil(timeout: .seconds(20)) { Self.cancelled.withLock { $0 } == before + 1 }
+        #expect(await bridge.pendingCallCount == 0)
+        #expect(await bridge.awaitedUploadCount == 0)
+        #expect(bridge.redemptions.heldBytes == 0)
+    }
+}
+
+/// Serves `<root>/<host>/<path>` for `bt://<host>/<path>`, so the test has two origins on one scheme.
+final class HostDirectories: SchemeHandler {
+    let root: URL
+    init(root: URL) { self.root = root }
+
+    func start(_ task: any SchemeTask) {
+        let url = task.request.url
+        let file = root.appendingPathComponent(url.host ?? "").appendingPathComponent(url.path)
+        guard let data = try? Data(contentsOf: file) else { return task.fail(.notFound(url.path)) }
+        task.respond(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: data)
+    }
+
+    func stop(_ task: any SchemeTask) {}
+}
+#endif
