@@ -1,6 +1,6 @@
 // HybridKit bridge runtime. Injected at document start into every frame. It is the files of BridgeRuntime/, none a
 // script on its own: BridgeRuntimeScript joins them, in its order, and wraps them as
-//   (function (config) { <transport.js> <calls.js> <streams.js> <sync.js> <state.js> <receive.js> <proxies.js>
+//   (function (config) { <transport.js> <bytes.js> <calls.js> <streams.js> <sync.js> <state.js> <receive.js> <proxies.js>
 //     <api.js> <wvjb.js> <dsbridge.js> })(<config JSON>);
 // so they share one closure's variables, and nothing here leaks into the page's global scope except `window.hybrid`
 // (and the WVJB and DSBridge shims). This file comes first: it takes the built-ins and handlers the runtime uses
