@@ -78,6 +78,7 @@ let package = Package(
             resources: [
                 .copy("Bridge/BridgeRuntime"), .copy("Bridge/Types"), .copy("RequestBodies/HooksRuntime"),
                 .copy("Cookies/CookieRuntime"), .copy("Packages/PackagesRuntime"),
+                .copy("Prefetch/PrefetchRuntime"),
             ]
         ),
         // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore), a directory of fixture pages served
