@@ -66,14 +66,14 @@ struct PrefetchAnsweringTests {
 
         var prefetch: ScriptedNetwork? { holder.networks.withLock { $0.last } }
 
-        func open() { answers.pageWillOpen(URL(string: "hybrid://shop.example/")!) }
+        func open() { answers.pageWillOpen(PrefetchAnsweringTests.url("hybrid://shop.example/")) }
 
         func pageRequest(
             _ url: String = "https://shop.example/api/feed", method: String = "GET",
             credentials: String = "same-origin",
             headers: [(String, String)] = []
         ) -> EngineRequest {
-            var request = EngineRequest(url: URL(string: url)!, method: method)
+            var request = EngineRequest(url: URL(string: url) ?? URL(filePath: "/"), method: method)
             request.headers = [(PrefetchAnswers.stampHeader, answers.token + " " + credentials)] + headers
             return request
         }
@@ -88,6 +88,10 @@ struct PrefetchAnsweringTests {
         }
     }
 
+    /// A URL the test spells out (a typo shows as a file URL in the failure).
+    static func url(_ text: String) -> URL { URL(string: text) ?? URL(filePath: "/invalid") }
+    static let root = url("https://shop.example/")
+    static let feed = url("https://shop.example/api/feed")
     static let head = NetworkFetchEvent.response(SchemeResponse(statusCode: 200, headers: ["X-A": "1"]))
 
     @Test func oncePerPrefetchAndStreamedIfStillArriving() throws {
@@ -112,7 +116,7 @@ struct PrefetchAnsweringTests {
         rig.open()
         let prefetch = try #require(rig.prefetch)
         prefetch.cookies?.storeSetCookies(
-            ["fresh=1; Path=/"], from: URL(string: "https://shop.example/api/feed")!, firstParty: nil)
+            ["fresh=1; Path=/"], from: Self.feed, firstParty: nil)
         prefetch.answer(0, [Self.head, .finished])
         #expect(rig.jar.allCookies().isEmpty)
         _ = rig.fetcher.fetch(rig.pageRequest(), followRedirects: true, events: Received().sink)
@@ -143,10 +147,10 @@ struct PrefetchAnsweringTests {
             rig.pageRequest(headers: [("Authorization", "Bearer x")]), followRedirects: true, events: Received().sink)
         #expect(rig.pageNetwork.count == 5)
         // The jar changed since the prefetch was sent: a miss, and the prefetch is waste.
-        rig.jar.setCookie("sid=new; Path=/", for: .http(URL(string: "https://shop.example/")!))
+        rig.jar.setCookie("sid=new; Path=/", for: .http(Self.root))
         _ = rig.fetcher.fetch(rig.pageRequest(), followRedirects: true, events: Received().sink)
         #expect(rig.pageNetwork.count == 6)
-        #expect(rig.prefetcher.pending(for: URL(string: "https://shop.example/")!).isEmpty)
+        #expect(rig.prefetcher.pending(for: Self.root).isEmpty)
     }
 
     @Test func anOversizedPrefetchIsDroppedAndThePageFetchesItself() throws {

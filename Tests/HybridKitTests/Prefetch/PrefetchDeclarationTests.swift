@@ -21,7 +21,7 @@ struct PrefetchDeclarationTests {
         PrefetchPlanner(site: try #require(WebOrigin(try site(address).url)), policy: policy)
     }
 
-    static let page = URL(string: "https://shop.example/item.html?id=7")!
+    static let page = PrefetchAnsweringTests.url("https://shop.example/item.html?id=7")
 
     func plan(
         _ request: PrefetchRequest, values: [String: String] = ["user": "u1"], planner: PrefetchPlanner? = nil
