@@ -190,6 +190,8 @@ let package = Package(
                 "HybridKitTesting",
                 // `hybrid bench updates` reads the stored size of each entry of a diff package.
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // `hybrid bench firstscreen` declares its command here (the CLI lists it).
+                "HybridTools", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTestServers"),
             resources: [.copy("Pages")]
         ),
