@@ -46,6 +46,9 @@ import Testing
         let opened = try #require(URL(string: "https://shop.example/?mode=plain"))
         let marks = try #require(prefetcher.marks(for: opened))
         #expect(marks.prefetchDone.map { $0 >= marks.open } == true)
+        #expect(marks.viewReady.map { $0 >= marks.open } == true)
+        let firstScreen = try #require(marks.firstScreen)
+        #expect(firstScreen >= (marks.viewReady ?? firstScreen))
     }
 
     @Test @GTKActor func anXHRIsAnsweredToo() async throws {

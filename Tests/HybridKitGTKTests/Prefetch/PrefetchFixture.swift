@@ -133,6 +133,7 @@ final class PrefetchFixture: Sendable {
         async function report(response) {
           const body = await response.text();
           const prefetched = window.hybridPrefetch ? await hybridPrefetch.requests() : null;
+          if (window.hybridPrefetch) await hybridPrefetch.firstScreen();
           hybrid.post('result', {
             status: response.status, body, feedHeader: response.headers.get('X-Feed'),
             contentType: response.headers.get('Content-Type'), cookie: document.cookie, prefetched });

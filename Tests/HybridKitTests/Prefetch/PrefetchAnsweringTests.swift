@@ -200,4 +200,26 @@ struct PrefetchAnsweringTests {
         #expect(String(decoding: body, as: UTF8.self).contains(#""state":"waiting""#))
         #expect(rig.pageNetwork.count == 0)
     }
+
+    @Test func hitsMissesAndWasteAreCounted() async throws {
+        // One summary for the whole test process, and other prefetch tests may run alongside: deltas, at least.
+        let metrics = MetricsSummary.installed()
+        func total(_ outcome: String) -> Int {
+            Int(metrics.total(HybridMetrics.prefetches, where: [("outcome", outcome)]))
+        }
+        let before = ["started", "hit", "miss", "waste"].map(total)
+        let rig = try Rig(policy: PrefetchPolicy(timeToLive: .milliseconds(50)))
+        rig.open()
+        try #require(rig.prefetch).answer(0, [Self.head, .finished])
+        _ = rig.fetcher.fetch(rig.pageRequest(), followRedirects: true, events: Received().sink)
+        _ = rig.fetcher.fetch(rig.pageRequest(), followRedirects: true, events: Received().sink)
+        rig.answers.pageWillOpen(Self.url("https://shop.example/?again=1"))
+        try await Task.sleep(for: .milliseconds(120))
+        rig.answers.pageWillOpen(Self.url("https://shop.example/?again=2"))
+        let after = ["started", "hit", "miss", "waste"].map(total)
+        #expect(after[0] - before[0] >= 3)
+        #expect(after[1] - before[1] >= 1)
+        #expect(after[2] - before[2] >= 1)
+        #expect(after[3] - before[3] >= 1)
+    }
 }
