@@ -6,6 +6,7 @@ import HybridKit
 import HybridKitGTK
 import HybridPackages
 import HybridTestServers
+import Synchronization
 
 /// `hybrid bench firstscreen`: a package page's first screen that needs its HTML, one script and one API answer
 /// from a loopback server that answers after 150 ms (a mobile round trip), with and without first-screen prefetch,
@@ -60,11 +61,11 @@ public enum FirstScreenBenchmark {
         defer { Task { await pool.drain() } }
         let signal = PageDoneSignal()
         let prefetcher = try rig.prefetcher()
-        var opens = 0
+        let opens = Counter()
 
         func open(_ side: Side) async throws -> Double {
             if side.pooled { try await ContainerBenchmark.waitForIdle(pool) }
-            opens += 1
+            let opens = opens.next()
             let query = side == .coldNoData || side == .pooledNoData ? "r=\(opens)&nodata=1" : "r=\(opens)"
             guard let url = URL(string: "https://bench.example/?\(query)") else { throw BenchError.pageFailed(query) }
             let configuration = ContainerConfiguration(
@@ -99,7 +100,7 @@ public enum FirstScreenBenchmark {
                 let side = sides[(index + round) % sides.count]
                 samples[side, default: []].append(try await open(side))
             }
-            roundTrips.append(try await rig.roundTrip(opens))
+            roundTrips.append(try await rig.roundTrip(opens.next()))
             options.progress?(
                 sides.map { "\($0.rawValue) \(Int(samples[$0]?.last ?? 0)) ms" }.joined(separator: ", ")
                     + ", API round trip \(Int(roundTrips.last ?? 0)) ms")
@@ -131,6 +132,12 @@ public enum FirstScreenBenchmark {
                 baselineName: "slower of (pooled view, page without its API request) and the API round trip, + 30 ms",
                 baseline: max(median(.pooledNoData), roundTrip) + 30, better: .lower, targetRatio: 1.0),
         ]
+    }
+
+    /// Numbers each open, so every page URL (and API URL) is new to every cache.
+    final class Counter: Sendable {
+        private let value = Mutex(0)
+        func next() -> Int { value.withLock { $0 += 1; return $0 } }
     }
 
     /// The signed package (page and script), the slow loopback server behind the site, its jar and declarations.
