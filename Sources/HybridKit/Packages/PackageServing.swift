@@ -28,12 +28,16 @@ public struct PackageServing: PageFeature {
     /// package pages' origin (see ``PackageSchemeHandler``). On for a ``HybridSite``'s packages, so its access
     /// rules never cover unsigned pages from the network.
     public var liveMainDocuments: Bool
+    /// The app's HTTP cache for what the package lacks (``HTTPResponseCache``); nil: nothing is cached.
+    public var httpCache: HTTPResponseCache?
 
     public init(
         store: any PackageSnapshotSource, route: OfflineRoute, spaFallback: Bool = false,
         movesMainDocumentOnRedirect: Bool = true, network: (any NetworkFetching)? = nil,
-        developmentOrigin: DevelopmentOrigin? = nil, liveMainDocuments: Bool = false
+        developmentOrigin: DevelopmentOrigin? = nil, liveMainDocuments: Bool = false,
+        httpCache: HTTPResponseCache? = nil
     ) {
+        self.httpCache = httpCache
         self.liveMainDocuments = liveMainDocuments
         self.store = store
         self.route = route
@@ -57,7 +61,8 @@ public struct PackageServing: PageFeature {
             JarCookieHandler(jar: jar, pageURL: { mapping.packageURL(for: $0) })
         }
         let owned = network == nil ? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
-        let base: any NetworkFetching = network ?? owned ?? URLSessionNetworkFetcher()
+        let fetcher: any NetworkFetching = network ?? owned ?? URLSessionNetworkFetcher()
+        let base = httpCache.map { CachingNetworkFetcher(base: fetcher, cache: $0) as any NetworkFetching } ?? fetcher
         let answered = assembly.services[PrefetchAnswersKey.self].map {
             PrefetchAnsweringFetcher(base: base, answers: $0) as any NetworkFetching
         }

@@ -44,4 +44,8 @@ public enum HybridMetrics {
     public static let prefetches = "hybrid_prefetches"
     /// Timer. For each hit, how long the prefetch had been under way when the page asked: the time it saved.
     public static let prefetchSaved = "hybrid_prefetch_saved"
+    /// Counter. The HTTP cache of natively fetched responses (``HTTPResponseCache``); dimension `outcome`: `hit`
+    /// (answered fresh from the cache), `revalidated` (a 304 refreshed a stored response), `miss` (sent to the
+    /// network), `stored`.
+    public static let httpCache = "hybrid_http_cache"
 }
