@@ -32,6 +32,7 @@ final class PrefetchFixture: Sendable {
         try Data(Self.page.utf8).write(to: pages.appending(path: "index.html"))
         try Data(Self.page.utf8).write(to: pages.appending(path: "slow.html"))
         try Data(Self.frame.utf8).write(to: pages.appending(path: "frame.html"))
+        try Data(Self.cachedPage.utf8).write(to: pages.appending(path: "cached.html"))
         let keys = PackageKeyPair.generate()
         let zip = work.appending(path: "shop.zip")
         try PackagePacker().pack(
@@ -51,6 +52,19 @@ final class PrefetchFixture: Sendable {
                 if let name = HTTPFields.Element.Name("X-Feed") { headers[name] = "client=\(client)" }
                 let body = "{\"feed\":\"for \(user)\",\"cookie\":\"\(request.headers[.cookie] ?? "")\"}"
                 return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
+            }
+            // Fresh for a minute: what the HTTP cache keeps.
+            router.get("img/:name") { request, _ in
+                log.note("GET \(request.uri.path)?")
+                return Response(
+                    status: .ok, headers: [.contentType: "image/png", .cacheControl: "max-age=60"],
+                    body: .init(byteBuffer: ByteBuffer(data: Self.png)))
+            }
+            router.get("api/fresh") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json", .cacheControl: "max-age=60"],
+                    body: .init(byteBuffer: ByteBuffer(string: "{\"fresh\":true}")))
             }
             router.get("api/feed", use: feed)
             router.post("api/feed", use: feed)
@@ -151,6 +165,28 @@ final class PrefetchFixture: Sendable {
         } else {
           fetch(...requests[mode]).then(report, (error) => hybrid.post('result', { status: 0, body: String(error), cookie: document.cookie }));
         }
+        </script>
+        """
+
+    /// A 1×1 PNG.
+    static let png =
+        Data(
+            base64Encoded:
+                "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+        ?? Data()
+
+    /// Two network images and one API GET the package does not hold, then a post of what it got.
+    static let cachedPage = """
+        <!doctype html><meta charset="utf-8"><title>cached</title>
+        <script>
+        const image = (src) => new Promise((resolve) => {
+          const img = new Image();
+          img.onload = () => resolve('loaded');
+          img.onerror = () => resolve('failed');
+          img.src = src;
+        });
+        Promise.all([image('/img/a.png'), image('/img/b.png'), fetch('/api/fresh').then((r) => r.text())])
+          .then((got) => hybrid.post('result', { status: 200, body: got.join(' '), cookie: document.cookie }));
         </script>
         """
 
