@@ -79,13 +79,29 @@ public final class HTTPResponseCache: Sendable {
     private static let metaHeader = "X-Hybrid-Cache-Meta"
 
     private struct Meta: Codable {
+        var url: String
         var status: Int
         var requestTime: Double
         var responseTime: Double
         var varied: [String: String]
     }
 
-    private static func key(_ url: URL) -> URLRequest { URLRequest(url: url) }
+    /// The storage key of `url`: swift-corelibs-foundation's URLCache ignores the query when it matches a
+    /// request, so each URL is stored under a path of its own (a 128-bit FNV-1a digest of the whole URL), and the
+    /// URL itself is kept in the entry and compared on the way out.
+    private static func key(_ url: URL) -> URLRequest {
+        let bytes = Array(url.absoluteString.utf8)
+        var digest = ""
+        for seed: UInt64 in [0xcbf2_9ce4_8422_2325, 0x6c62_272e_07bb_0142] {
+            var hash = seed
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            digest += String(hash, radix: 16)
+        }
+        return URLRequest(url: URL(string: "https://cache.hybrid.invalid/\(digest)") ?? url)
+    }
 
     /// The stored response for `request` whose `Vary` headers match, if any.
     func lookup(_ request: EngineRequest) -> Stored? {
@@ -100,6 +116,7 @@ public final class HTTPResponseCache: Sendable {
         guard let encoded = CacheRules.header(Self.metaHeader, in: headers),
             let data = Data(base64Encoded: encoded), let meta = try? JSONDecoder().decode(Meta.self, from: data)
         else { return nil }
+        guard meta.url == request.url.absoluteString else { return nil }
         headers = headers.filter { $0.key.caseInsensitiveCompare(Self.metaHeader) != .orderedSame }
         for (name, value) in meta.varied where (request.header(name) ?? "") != value { return nil }
         return Stored(
@@ -120,7 +137,7 @@ public final class HTTPResponseCache: Sendable {
         var varied: [String: String] = [:]
         for name in CacheRules.varyNames(headers) { varied[name] = request.header(name) ?? "" }
         let meta = Meta(
-            status: status, requestTime: requestTime.timeIntervalSince1970,
+            url: request.url.absoluteString, status: status, requestTime: requestTime.timeIntervalSince1970,
             responseTime: responseTime.timeIntervalSince1970, varied: varied)
         guard let encoded = try? JSONEncoder().encode(meta) else { return false }
         var fields = headers

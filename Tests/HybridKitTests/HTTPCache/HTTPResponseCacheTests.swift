@@ -107,6 +107,16 @@ struct HTTPResponseCacheTests {
         #expect(rig.network.count == 5)
     }
 
+    @Test func urlsThatDifferOnlyInTheirQueryAreStoredApart() {
+        let rig = Rig()
+        let fresh = Self.response(["Cache-Control": "max-age=60"])
+        _ = rig.get("https://shop.example/q?r=1", answer: [fresh, .data(Data("one".utf8)), .finished])
+        let other = rig.get("https://shop.example/q?r=2", answer: [fresh, .data(Data("two".utf8)), .finished])
+        #expect(Self.body(other) == "two")
+        #expect(Self.body(rig.get("https://shop.example/q?r=1", answer: [.failed("no")])) == "one")
+        #expect(rig.network.count == 2)
+    }
+
     @Test func anUnsafeMethodInvalidates() {
         let rig = Rig()
         let fresh = Self.response(["Cache-Control": "max-age=60"])
