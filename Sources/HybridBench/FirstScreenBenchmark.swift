@@ -146,10 +146,12 @@ public enum FirstScreenBenchmark {
     static func cacheOpens(
         _ rig: Rig, pool: WebViewPool, signal: PageDoneSignal, options: Options
     ) async throws -> (first: [Double], second: [Double]) {
-        var configuration = ContainerConfiguration(
+        var shared = ContainerConfiguration(
             site: rig.site, messageHandlers: [HostMessageHandler(name: "benchPage", handler: signal)],
             documentCookies: .automatic(jar: rig.jar))
-        configuration.httpCache = HTTPResponseCache(directory: rig.work.appending(path: "http-cache"))
+        shared.httpCache = HTTPResponseCache(directory: rig.work.appending(path: "http-cache"))
+        // A constant: the release build's region checker refuses a captured variable here.
+        let configuration = shared
         func open(_ round: Int) async throws -> Double {
             try await ContainerBenchmark.waitForIdle(pool)
             guard let url = URL(string: "https://bench.example/cached.html?r=cache\(round)") else { return 0 }
