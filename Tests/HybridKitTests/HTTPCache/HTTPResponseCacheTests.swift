@@ -147,3 +147,82 @@ struct HTTPResponseCacheTests {
         #expect(age == 15)
     }
 }
+
+/// The proxy path shares the cache: a fresh GET stored from the package network is answered to a proxied request,
+/// and an `omit` request never touches it.
+struct CachingProxyTests {
+    /// A proxy the test answers by hand.
+    final class ScriptedProxy: RequestProxying, ProxyCancelling {
+        let requests = Mutex<[(request: ProxiedRequest, events: @Sendable (ProxyEvent) -> Void)]>([])
+
+        func perform(_ request: ProxiedRequest, events: @escaping @Sendable (ProxyEvent) -> Void)
+            -> any ProxyCancelling
+        {
+            requests.withLock { $0.append((request, events)) }
+            return self
+        }
+
+        func cancel() {}
+        var count: Int { requests.withLock { $0.count } }
+
+        func answer(_ index: Int, _ events: [ProxyEvent]) {
+            let sink = requests.withLock { $0[index].events }
+            for event in events { sink(event) }
+        }
+    }
+
+    final class Got: Sendable {
+        let events = Mutex<[String]>([])
+        func sink(_ event: ProxyEvent) {
+            let line =
+                switch event {
+                case .response(let head): "response \(head.statusCode)"
+                case .data(let data): "data " + String(decoding: data, as: UTF8.self)
+                case .finished: "finished"
+                case .failed(let error): "failed \(error)"
+                }
+            events.withLock { $0.append(line) }
+        }
+        var all: [String] { events.withLock { $0 } }
+    }
+
+    @Test func theProxySharesTheCacheAndOmitBypassesIt() throws {
+        let proxy = ScriptedProxy()
+        let cache = HTTPResponseCache(directory: URL.temporaryDirectory.appending(path: "proxy-cache-\(UUID())"))
+        let caching = CachingProxy(proxy, cache: cache)
+        let url = HTTPResponseCacheTests.url("https://api.example/items?page=1")
+        let first = Got()
+        _ = caching.perform(ProxiedRequest(url: url), events: first.sink)
+        proxy.answer(
+            0,
+            [
+                .response(
+                    ProxiedResponseHead(
+                        statusCode: 200, reasonPhrase: "OK",
+                        headers: [("Cache-Control", "max-age=60"), ("Date", HTTPDate.format(Date()))], url: url,
+                        redirected: false)),
+                .data(Data("items".utf8)), .finished,
+            ])
+        #expect(first.all == ["response 200", "data items", "finished"])
+        let second = Got()
+        _ = caching.perform(ProxiedRequest(url: url, credentials: .include), events: second.sink)
+        #expect(second.all == ["response 200", "data items", "finished"])
+        #expect(proxy.count == 1)
+        // The package network sees the same entry.
+        let network = PrefetchAnsweringTests.ScriptedNetwork()
+        let received = PrefetchAnsweringTests.Received()
+        _ = CachingNetworkFetcher(base: network, cache: cache).fetch(
+            EngineRequest(url: url), followRedirects: true, events: received.sink)
+        #expect(network.count == 0)
+        #expect(HTTPResponseCacheTests.body(received.all) == "items")
+        // No credentials: the network, and the proxy's error comes back whole.
+        let omitted = Got()
+        _ = caching.perform(ProxiedRequest(url: url, credentials: .omit), events: omitted.sink)
+        #expect(proxy.count == 2)
+        let failing = Got()
+        _ = caching.perform(
+            ProxiedRequest(url: HTTPResponseCacheTests.url("https://api.example/other")), events: failing.sink)
+        proxy.answer(2, [.failed(.hostNotAllowed("api.example"))])
+        #expect(failing.all == ["failed \(ProxyError.hostNotAllowed("api.example"))"])
+    }
+}
