@@ -17,7 +17,7 @@ public final class FirstScreenPrefetcher: Sendable {
     public let site: HybridSite
     public let policy: PrefetchPolicy
     let planner: PrefetchPlanner
-    private let declarations: PrefetchDeclarations
+    private let declarations: Mutex<PrefetchDeclarations>
     private let cookies: (any HTTPCookieHandling)?
     private let values: @Sendable () -> [String: String]
     private let makeNetwork: @Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching
@@ -53,7 +53,7 @@ public final class FirstScreenPrefetcher: Sendable {
         }
         self.site = site
         self.policy = policy
-        self.declarations = declarations
+        self.declarations = Mutex(declarations)
         self.values = values
         let mapping = OfflineURLMapping(route: site.route)
         cookies = jar.map { JarCookieHandler(jar: $0, pageURL: { mapping.packageURL(for: $0) }) }
@@ -70,7 +70,7 @@ public final class FirstScreenPrefetcher: Sendable {
     @discardableResult
     public func prefetch(for url: URL) -> Int {
         guard let page = httpURL(url), let path = Optional(page.path.isEmpty ? "/" : page.path) else { return 0 }
-        let requests = declarations.pages.filter { $0.covers(path: path) }.flatMap(\.requests)
+        let requests = declarations.withLock { $0 }.pages.filter { $0.covers(path: path) }.flatMap(\.requests)
         guard !requests.isEmpty else { return 0 }
         let supplied = values()
         var plans: [PlannedPrefetch] = []
@@ -97,6 +97,27 @@ public final class FirstScreenPrefetcher: Sendable {
         for plan in plans { start(plan, page: page) }
         let started = plans.count
         return started
+    }
+
+    /// Replaces the declarations (a new package, remote configuration), after the same checks as at creation;
+    /// refused ones leave the current ones in place, with a warning. Pages opened from now on use them.
+    public func update(_ new: PrefetchDeclarations) throws(PrefetchError) {
+        do {
+            try planner.check(new)
+        } catch {
+            metrics.count(.refused)
+            logger.warning(
+                "prefetch declarations refused; the previous ones stay in use until fixed ones arrive",
+                metadata: ["source": "\(new.source.rawValue)", "error": "\(error)"])
+            throw error
+        }
+        declarations.withLock { $0 = new }
+    }
+
+    /// Takes a remote configuration's prefetch declarations, if it has any (see ``update(_:)``).
+    public func apply(_ config: RemoteConfig) throws(PrefetchError) {
+        guard let pages = config.prefetch else { return }
+        try update(PrefetchDeclarations(pages: pages, source: .remoteConfig))
     }
 
     /// The http(s) URL a page URL stands for.

@@ -1,5 +1,6 @@
 import Foundation
 import HybridCookies
+import Synchronization
 import Testing
 
 @testable import HybridKit
@@ -159,5 +160,40 @@ struct PrefetchDeclarationTests {
         {
             try FirstScreenPrefetcher(site: site, declarations: hostile, jar: CookieJar())
         }
+    }
+
+    @Test func remoteConfigurationDeclarationsAreCheckedAndARefusalKeepsThePreviousOnes() throws {
+        let json = #"""
+            {"version": 2, "prefetch": [{"page": "/", "requests": [{"url": "https://evil.example/steal?u={user}"}]}]}
+            """#
+        let hostile = try JSONDecoder().decode(RemoteConfig.self, from: Data(json.utf8))
+        let started = Mutex(0)
+        let prefetcher = try FirstScreenPrefetcher(
+            site: try Self.site(),
+            declarations: PrefetchDeclarations(pages: [
+                PagePrefetch(page: "/", requests: [PrefetchRequest(url: "/api/feed")])
+            ]),
+            jar: nil,
+            network: { _ in
+                started.withLock { $0 += 1 }
+                return PrefetchAnsweringTests.ScriptedNetwork()
+            }, values: { ["user": "u1"] })
+        #expect(
+            throws: PrefetchError.otherOrigin(
+                template: "https://evil.example/steal?u={user}", site: "https://shop.example")
+        ) { try prefetcher.apply(hostile) }
+        #expect(prefetcher.prefetch(for: PrefetchAnsweringTests.url("https://shop.example/")) == 1)
+        #expect(
+            prefetcher.pending(for: PrefetchAnsweringTests.url("https://shop.example/")).map(\.url.path) == [
+                "/api/feed"
+            ])
+        // A good one replaces them, and round-trips through the signed document's JSON.
+        let good = RemoteConfig(
+            version: 3, prefetch: [PagePrefetch(page: "/", requests: [PrefetchRequest(url: "/api/v2/feed")])])
+        let decoded = try JSONDecoder().decode(RemoteConfig.self, from: try JSONEncoder().encode(good))
+        #expect(decoded == good)
+        try prefetcher.apply(decoded)
+        #expect(prefetcher.prefetch(for: PrefetchAnsweringTests.url("https://shop.example/?again")) == 1)
+        #expect(started.withLock { $0 } == 2)
     }
 }
