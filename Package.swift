@@ -81,6 +81,7 @@ let package = Package(
             resources: [
                 .copy("Bridge/BridgeRuntime"), .copy("Bridge/Types"), .copy("RequestBodies/HooksRuntime"),
                 .copy("Cookies/CookieRuntime"), .copy("Packages/PackagesRuntime"),
+                .copy("Prefetch/PrefetchRuntime"),
             ]
         ),
         // Test doubles of the port (FakeEngine, RecordingTask, FakeCookieStore), a directory of fixture pages served
@@ -192,6 +193,8 @@ let package = Package(
                 "HybridKitTesting",
                 // `hybrid bench updates` reads the stored size of each entry of a diff package.
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // `hybrid bench firstscreen` declares its command here (the CLI lists it).
+                "HybridTools", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + linuxOnly("HybridKitGTK") + linuxOnly("HybridTestServers"),
             resources: [.copy("Pages")]
         ),

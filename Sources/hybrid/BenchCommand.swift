@@ -11,7 +11,7 @@ struct BenchCommand: AsyncParsableCommand {
         discussion: "Build with -c release for meaningful numbers: swift run -c release hybrid bench bridge",
         subcommands: [
             BridgeBench.self, FloodBench.self, PackagesBench.self, UpdatesBench.self, BodiesBench.self,
-            CookiesBench.self, ContainerBench.self,
+            CookiesBench.self, ContainerBench.self, FirstScreenBenchCommand.self,
         ])
 
     struct Output: ParsableArguments {

@@ -42,6 +42,9 @@ public struct ContainerConfiguration: Sendable {
     /// ``HybridContainer/messages(_:)``: checked by security origin and frame, as a module's access is (`.site`:
     /// the site's pages). Nil (the default): no page may post, and ``HybridContainer/messages(_:)`` throws.
     public var pageMessages: BridgeAccess?
+    /// The app's HTTP cache for what a site's package lacks (images, API GETs fetched natively), shared by every
+    /// container given the same instance. Nil: responses fetched natively are not cached.
+    public var httpCache: HTTPResponseCache?
 
     public init(
         site: HybridSite? = nil, modules: [BridgeModule] = [], bridge: BridgeConfiguration = BridgeConfiguration(),

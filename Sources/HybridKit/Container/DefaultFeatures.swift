@@ -16,7 +16,7 @@ struct DefaultFeatures {
             added.append(
                 PackageServing(
                     store: site.packages, route: site.route, developmentOrigin: site.developmentOrigin,
-                    liveMainDocuments: true))
+                    liveMainDocuments: true, httpCache: configuration.httpCache))
         }
         if configuration.requestInterception == .automatic, !provided.contains(.requestHooks) {
             added.append(AutomaticRequestHooks())

@@ -46,6 +46,8 @@ public final class HybridContainer {
     /// What ``load(_:)-(URL)`` maps to the package and lets through.
     private var packageRoute: OfflineRoute?
     private var servedSchemes: Set<String> = []
+    /// First-screen prefetch, when the page has it: loads start the page's prefetches.
+    private var prefetchAnswers: PrefetchAnswers?
 
     /// A page in a new web view.
     public convenience init(configuration: ContainerConfiguration, factory: any WebEngineFactory) throws {
@@ -152,6 +154,7 @@ public final class HybridContainer {
         self.page = page
         remoteConfigStatus = assembly.services[RemoteConfigStatusKey.self]
         packageRoute = assembly.services.packageRoute
+        prefetchAnswers = assembly.services[PrefetchAnswersKey.self]
         servedSchemes = Set(assembly.schemeHandlers.keys.map { $0.lowercased() })
         for script in assembly.userScripts { engine.addUserScript(script) }
         for host in configuration.messageHandlers {
@@ -243,6 +246,8 @@ public final class HybridContainer {
     public func load(_ request: EngineRequest) throws(EngineError) {
         var request = request
         request.url = try loadableURL(for: request.url)
+        // Before the engine starts: the prefetches run while the view loads.
+        prefetchAnswers?.pageWillOpen(request.url)
         recovery?.assumeIsolated { [request] in $0.hostWillLoad(.request(request)) }
         try engine.load(request)
     }

@@ -28,12 +28,16 @@ public struct PackageServing: PageFeature {
     /// package pages' origin (see ``PackageSchemeHandler``). On for a ``HybridSite``'s packages, so its access
     /// rules never cover unsigned pages from the network.
     public var liveMainDocuments: Bool
+    /// The app's HTTP cache for what the package lacks (``HTTPResponseCache``); nil: nothing is cached.
+    public var httpCache: HTTPResponseCache?
 
     public init(
         store: any PackageSnapshotSource, route: OfflineRoute, spaFallback: Bool = false,
         movesMainDocumentOnRedirect: Bool = true, network: (any NetworkFetching)? = nil,
-        developmentOrigin: DevelopmentOrigin? = nil, liveMainDocuments: Bool = false
+        developmentOrigin: DevelopmentOrigin? = nil, liveMainDocuments: Bool = false,
+        httpCache: HTTPResponseCache? = nil
     ) {
+        self.httpCache = httpCache
         self.liveMainDocuments = liveMainDocuments
         self.store = store
         self.route = route
@@ -45,7 +49,8 @@ public struct PackageServing: PageFeature {
 
     public var provides: [PageServiceID] { [.packageRoute, .servedSchemes, .packageHandler, .ownedPackageNetwork] }
     /// Package misses fetched from the network keep their cookies in the page's jar.
-    public var needs: [PageServiceID] { [.cookieJar] }
+    /// First-screen prefetch, when listed, answers the page's requests before they reach the network.
+    public var needs: [PageServiceID] { [.cookieJar, .prefetchAnswers] }
 
     public func build(_ assembly: inout PageAssembly) throws {
         guard let engine = assembly.engine else { throw PageFeatureError.noEngine("offline packages") }
@@ -56,12 +61,16 @@ public struct PackageServing: PageFeature {
             JarCookieHandler(jar: jar, pageURL: { mapping.packageURL(for: $0) })
         }
         let owned = network == nil ? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
+        let fetcher: any NetworkFetching = network ?? owned ?? URLSessionNetworkFetcher()
+        let base = httpCache.map { CachingNetworkFetcher(base: fetcher, cache: $0) as any NetworkFetching } ?? fetcher
+        let answered = assembly.services[PrefetchAnswersKey.self].map {
+            PrefetchAnsweringFetcher(base: base, answers: $0) as any NetworkFetching
+        }
         let handler = PackageSchemeHandler(
             store: store, route: route, hop: EngineExecutorHop.hop(onExecutorOf: engine),
             navigate: movesMainDocumentOnRedirect ? PackageSchemeHandler.navigator(for: engine) : nil,
             spaFallback: spaFallback,
-            network: CookieOrderedFetcher(
-                base: network ?? owned ?? URLSessionNetworkFetcher(), gate: assembly.cookieDelivery),
+            network: CookieOrderedFetcher(base: answered ?? base, gate: assembly.cookieDelivery),
             liveMainDocuments: liveMainDocuments ? liveURL : nil)
         assembly.schemeHandlers[route.scheme] = handler
         assembly.services[PackageHandlerKey.self] = handler

@@ -16,11 +16,16 @@ public struct RemoteConfig: Sendable, Equatable, Codable {
     public var bridgePermissions: [String: [String]]
     /// User scripts replaced by name.
     public var scripts: [ReplacementScript]
+    /// First-screen prefetch declarations replacing the app's (``FirstScreenPrefetcher/apply(_:)``); nil leaves
+    /// them as they are. Untrusted like any declaration: checked against the prefetcher's ``PrefetchPolicy``.
+    public var prefetch: [PagePrefetch]?
 
     public init(
         version: UInt64, issuedAt: Date? = nil, expiresAt: Date? = nil, degradedPrefixes: [String] = [],
-        hooks: [String: Bool] = [:], bridgePermissions: [String: [String]] = [:], scripts: [ReplacementScript] = []
+        hooks: [String: Bool] = [:], bridgePermissions: [String: [String]] = [:], scripts: [ReplacementScript] = [],
+        prefetch: [PagePrefetch]? = nil
     ) {
+        self.prefetch = prefetch
         self.version = version
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
@@ -31,7 +36,7 @@ public struct RemoteConfig: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, issuedAt, expiresAt, degradedPrefixes, hooks, bridgePermissions, scripts
+        case version, issuedAt, expiresAt, degradedPrefixes, hooks, bridgePermissions, scripts, prefetch
     }
 
     public init(from decoder: any Decoder) throws {
@@ -43,6 +48,7 @@ public struct RemoteConfig: Sendable, Equatable, Codable {
         hooks = try container.decodeIfPresent([String: Bool].self, forKey: .hooks) ?? [:]
         bridgePermissions = try container.decodeIfPresent([String: [String]].self, forKey: .bridgePermissions) ?? [:]
         scripts = try container.decodeIfPresent([ReplacementScript].self, forKey: .scripts) ?? []
+        prefetch = try container.decodeIfPresent([PagePrefetch].self, forKey: .prefetch)
     }
 
     /// Whether the hook `name` is on, `defaultValue` when the configuration does not say.

@@ -37,4 +37,15 @@ public enum HybridMetrics {
     /// Counter. Package versions rolled back by boot safety (``BootSafety``); dimension `reason` (`notConfirmed`,
     /// `webProcessTerminated`, `blankPage`, `interruptedOpen`).
     public static let bootRollbacks = "hybrid_boot_rollbacks"
+    /// Counter. First-screen prefetches (``FirstScreenPrefetcher``); dimension `outcome`: `started`, `hit` (a
+    /// page's request answered from one), `miss` (a page's request none answered), `waste` (dropped unclaimed:
+    /// expired, too large, cookies changed, page closed), `fallback` (claimed, then failed or too slow before its
+    /// head: the page fetched itself), `refused` (a declaration or filled-in request refused).
+    public static let prefetches = "hybrid_prefetches"
+    /// Timer. For each hit, how long the prefetch had been under way when the page asked: the time it saved.
+    public static let prefetchSaved = "hybrid_prefetch_saved"
+    /// Counter. The HTTP cache of natively fetched responses (``HTTPResponseCache``); dimension `outcome`: `hit`
+    /// (answered fresh from the cache), `revalidated` (a 304 refreshed a stored response), `miss` (sent to the
+    /// network), `stored`.
+    public static let httpCache = "hybrid_http_cache"
 }

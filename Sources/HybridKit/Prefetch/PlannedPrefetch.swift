@@ -1,0 +1,197 @@
+import Foundation
+
+/// A declared request filled in for one page being opened: what is sent, and what a page's own request must
+/// match to be answered with it.
+struct PlannedPrefetch: Sendable, Equatable {
+    var method: String
+    var url: URL
+    /// Declared headers, names lowercased, in a stable order.
+    var headers: [(name: String, value: String)]
+    var credentials: PrefetchRequest.Credentials
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.credentials == rhs.credentials
+            && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// The request native code sends.
+    var request: EngineRequest {
+        var request = EngineRequest(url: url, method: method)
+        request.headers = headers
+        return request
+    }
+}
+
+/// Fills a ``PrefetchRequest``'s templates and checks what comes out against the site and the policy.
+struct PrefetchPlanner: Sendable {
+    let site: WebOrigin
+    let policy: PrefetchPolicy
+
+    /// Headers a declaration may not name: the jar, the network and the engine own them.
+    static let forbiddenHeaders: Set<String> = [
+        "cookie", "cookie2", "host", "origin", "referer", "content-length", "transfer-encoding", "connection",
+        "keep-alive", "upgrade", "te", "trailer", "expect", "proxy-authorization", "proxy-connection",
+    ]
+    static let forbiddenHeaderPrefixes = ["sec-", "proxy-", "x-hybrid-"]
+
+    /// Checks what can be checked before any value is known: method, header names, template shapes, counts.
+    func check(_ declarations: PrefetchDeclarations) throws(PrefetchError) {
+        guard declarations.pages.count <= policy.maximumPages else {
+            throw .tooMany(what: "pages", count: declarations.pages.count, limit: policy.maximumPages)
+        }
+        for page in declarations.pages {
+            guard page.requests.count <= policy.maximumRequestsPerPage else {
+                throw .tooMany(
+                    what: "requests for \(page.page)", count: page.requests.count,
+                    limit: policy.maximumRequestsPerPage)
+            }
+            for request in page.requests { try check(request) }
+        }
+    }
+
+    func check(_ request: PrefetchRequest) throws(PrefetchError) {
+        let method = request.method.uppercased()
+        guard method == "GET" || method == "HEAD" else { throw .methodNotAllowed(request.method) }
+        guard request.headers.count <= Self.maximumHeaders else {
+            throw .tooMany(what: "headers", count: request.headers.count, limit: Self.maximumHeaders)
+        }
+        for name in request.headers.keys { try Self.checkName(name) }
+        _ = try Self.pieces(of: request.url)
+        try checkOriginIsFixed(request.url)
+    }
+
+    static var maximumHeaders: Int { PrefetchPolicy.maximumHeadersPerRequest }
+
+    /// Fills `request` for a page being opened at `page` (its http(s) URL) with `values`.
+    func plan(_ request: PrefetchRequest, page: URL, values: [String: String]) throws(PrefetchError) -> PlannedPrefetch
+    {
+        try check(request)
+        var all = values
+        all["path"] = page.path(percentEncoded: true)
+        for item in URLComponents(url: page, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
+            all["query." + item.name] = item.value ?? ""
+        }
+        let filled = try Self.fill(request.url, with: all, encode: Self.encodeURLValue)
+        let absolute = filled.hasPrefix("/") ? site.description + filled : filled
+        guard absolute.utf8.count <= PrefetchPolicy.maximumTemplateBytes else {
+            throw .tooLarge(
+                what: "the prefetch URL", bytes: absolute.utf8.count, limit: PrefetchPolicy.maximumTemplateBytes)
+        }
+        guard let url = URL(string: absolute), let origin = WebOrigin(url), origin == site, url.user == nil,
+            url.password == nil
+        else { throw .otherOrigin(template: request.url, site: site.description) }
+        if !policy.allowsPrivateAddresses, Self.isPrivate(host: origin.host) {
+            throw .privateAddress(host: origin.host)
+        }
+        var headers: [(name: String, value: String)] = []
+        for (name, template) in request.headers.sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
+            let value = try Self.fill(template, with: all) { $0 }
+            guard value.utf8.count <= 1024 else {
+                throw .tooLarge(what: "prefetch header \(name)", bytes: value.utf8.count, limit: 1024)
+            }
+            // Visible ASCII and spaces only: a CR or LF would start another header line.
+            guard value.unicodeScalars.allSatisfy({ $0 == " " || $0 == "\t" || (0x21...0x7E).contains($0.value) })
+            else { throw .headerInjection(name: name) }
+            headers.append((name.lowercased(), value))
+        }
+        return PlannedPrefetch(
+            method: request.method.uppercased(), url: url, headers: headers, credentials: request.credentials)
+    }
+
+    /// A relative template must be a path (`/…`, not `//host`); an absolute one must start with the site's origin
+    /// and a `/` before any value, so no value can move it to another host or port.
+    private func checkOriginIsFixed(_ template: String) throws(PrefetchError) {
+        if template.hasPrefix("/") && !template.hasPrefix("//") && !template.hasPrefix("/\\") { return }
+        let prefix = site.description + "/"
+        let fixed = template.prefix { $0 != "{" }
+        guard fixed.lowercased().hasPrefix(prefix.lowercased()) else {
+            throw .otherOrigin(template: template, site: site.description)
+        }
+    }
+
+    private static func checkName(_ name: String) throws(PrefetchError) {
+        let token = CharacterSet(
+            charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains) else { throw .headerInjection(name: name) }
+        let lower = name.lowercased()
+        guard !forbiddenHeaders.contains(lower), !forbiddenHeaderPrefixes.contains(where: lower.hasPrefix) else {
+            throw .forbiddenHeader(name: name)
+        }
+    }
+
+    enum Piece: Equatable {
+        case text(String)
+        case value(String)
+    }
+
+    static func pieces(of template: String) throws(PrefetchError) -> [Piece] {
+        guard template.utf8.count <= PrefetchPolicy.maximumTemplateBytes else {
+            throw .tooLarge(
+                what: "a prefetch template", bytes: template.utf8.count, limit: PrefetchPolicy.maximumTemplateBytes)
+        }
+        var pieces: [Piece] = []
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{") {
+            if open > rest.startIndex { pieces.append(.text(String(rest[..<open]))) }
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw .invalidTemplate(template: template, reason: "a '{' is never closed")
+            }
+            let name = String(rest[rest.index(after: open)..<close])
+            guard !name.isEmpty, !name.contains("{") else {
+                throw .invalidTemplate(template: template, reason: "'{\(name)}' is not a value name")
+            }
+            pieces.append(.value(name))
+            rest = rest[rest.index(after: close)...]
+        }
+        if rest.contains("}") { throw .invalidTemplate(template: template, reason: "a '}' was never opened") }
+        if !rest.isEmpty { pieces.append(.text(String(rest))) }
+        return pieces
+    }
+
+    static func fill(_ template: String, with values: [String: String], encode: (String) -> String)
+        throws(PrefetchError) -> String
+    {
+        var out = ""
+        for piece in try pieces(of: template) {
+            switch piece {
+            case .text(let text): out += text
+            case .value(let name):
+                guard let value = values[name] else {
+                    throw .invalidTemplate(
+                        template: template,
+                        reason:
+                            "no value named '\(name)' (values: path, query.NAME, \(values.keys.filter { !$0.hasPrefix("query.") && $0 != "path" }.sorted().joined(separator: ", ")))"
+                    )
+                }
+                out += name == "path" ? value : encode(value)
+            }
+        }
+        return out
+    }
+
+    /// Unreserved characters only: a value cannot add a `/`, `?`, `#`, `@` or `:`.
+    static func encodeURLValue(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// Loopback, private, link-local and unspecified addresses, and names that mean this machine.
+    static func isPrivate(host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host.hasSuffix(".localhost") || host.hasSuffix(".local") { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false).compactMap { UInt8($0) }
+        if parts.count == 4 {
+            let a = parts[0], b = parts[1]
+            return a == 127 || a == 10 || a == 0 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
+                || (a == 169 && b == 254) || (a == 100 && (64...127).contains(b))
+        }
+        if host.contains(":") {
+            return host == "::1" || host == "::" || host.hasPrefix("fc") || host.hasPrefix("fd")
+                || host.hasPrefix("fe8") || host.hasPrefix("fe9") || host.hasPrefix("fea") || host.hasPrefix("feb")
+                || host.hasPrefix("::ffff:")
+        }
+        return false
+    }
+}

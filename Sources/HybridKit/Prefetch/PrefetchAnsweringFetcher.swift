@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// A package handler's network with first-screen prefetch in front: a request the page's main frame stamped
+/// (see ``PrefetchAnswers``) that matches a prefetch for the page gets the prefetch's response, streamed if it is
+/// still arriving; everything else, and every request once its stamp is removed, goes to `base` as it came.
+///
+/// Sits inside ``CookieOrderedFetcher``, so a prefetched response is held for `document.cookie` exactly as a
+/// fetched one is; the prefetch's `Set-Cookie` values reach the jar when its head is handed over.
+struct PrefetchAnsweringFetcher: NetworkFetching {
+    let base: any NetworkFetching
+    let answers: PrefetchAnswers
+
+    var readsBodySource: Bool { base.readsBodySource }
+
+    func fetch(
+        _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) -> any NetworkFetchCancelling {
+        var unstamped = request
+        let stamp = request.header(PrefetchAnswers.stampHeader)
+        unstamped.headers.removeAll { $0.name.caseInsensitiveCompare(PrefetchAnswers.stampHeader) == .orderedSame }
+        let request = unstamped
+        guard let stamp, let credentials = answers.credentials(vouchedBy: stamp), let page = answers.currentPage,
+            originMatches(request)
+        else { return base.fetch(request, followRedirects: followRedirects, events: events) }
+        if request.url.path.hasPrefix(PrefetchAnswers.ownPath) {
+            return ownRequest(request, page: page, events: events)
+        }
+        let prefetcher = answers.prefetcher
+        guard followRedirects,
+            let entry = prefetcher.take(
+                page: page,
+                where: {
+                    PrefetchAnswers.plan($0, answers: request, credentials: credentials)
+                })
+        else {
+            prefetcher.metrics.count(.miss)
+            return base.fetch(request, followRedirects: followRedirects, events: events)
+        }
+        let claim = PrefetchClaim(entry: entry)
+        let claimed = entry.claim(consumer: events) { [base] why in
+            prefetcher.metrics.count(.fallback)
+            Logger(label: "hybrid.prefetch").notice(
+                "prefetch given up while the page waited; its request goes to the network",
+                metadata: ["url": "\(request.url.absoluteString)", "why": "\(why)"])
+            claim.replace(with: base.fetch(request, followRedirects: true, events: events))
+        }
+        guard claimed else {
+            prefetcher.metrics.count(.miss)
+            return base.fetch(request, followRedirects: followRedirects, events: events)
+        }
+        prefetcher.metrics.count(.hit)
+        answers.noteUsed(entry.plan, on: page)
+        prefetcher.metrics.recordSaved(min(ContinuousClock.now, entry.finishedAt ?? .now) - entry.started)
+        let wait = prefetcher.policy.claimWait
+        let (seconds, attoseconds) = wait.components
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        ) { _ = entry.abandonIfHeadless() }
+        return claim
+    }
+
+    /// A request on another origin than the site's pages (an `Origin` header naming another) never takes one.
+    private func originMatches(_ request: EngineRequest) -> Bool {
+        guard let origin = request.header("Origin") else { return true }
+        return origin.lowercased() == answers.prefetcher.site.pageOrigin.lowercased()
+    }
+
+    /// The page's script reading what was prefetched for it, or reporting its first screen.
+    private func ownRequest(
+        _ request: EngineRequest, page: URL, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) -> any NetworkFetchCancelling {
+        let prefetcher = answers.prefetcher
+        var body = Data("{}".utf8)
+        if request.url.path == PrefetchAnswers.ownPath + "/first-screen" {
+            prefetcher.mark(page) { if $0.firstScreen == nil { $0.firstScreen = .now } }
+        } else {
+            struct Listed: Encodable { let method, url, credentials, state: String }
+            let listed =
+                answers.used(on: page).map {
+                    Listed(
+                        method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue,
+                        state: "used")
+                }
+                + prefetcher.pending(for: page).map {
+                    Listed(
+                        method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue,
+                        state: "waiting")
+                }
+            body = (try? JSONEncoder().encode(listed)) ?? Data("[]".utf8)
+        }
+        events(
+            .response(
+                SchemeResponse(
+                    statusCode: 200, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+                    expectedLength: body.count)))
+        events(.data(body))
+        events(.finished)
+        return PrefetchClaim(entry: nil)
+    }
+}
+
+/// The page's request answered from a prefetch: cancelling it cancels the prefetch, or the network fetch that
+/// replaced it.
+final class PrefetchClaim: NetworkFetchCancelling {
+    private let state: Mutex<(entry: PrefetchEntry?, replacement: (any NetworkFetchCancelling)?, cancelled: Bool)>
+
+    init(entry: PrefetchEntry?) { state = Mutex((entry, nil, false)) }
+
+    func replace(with fetch: any NetworkFetchCancelling) {
+        let cancelled = state.withLock { state -> Bool in
+            state.replacement = fetch
+            state.entry = nil
+            return state.cancelled
+        }
+        if cancelled { fetch.cancel() }
+    }
+
+    func cancel() {
+        let (entry, replacement) = state.withLock { state in
+            state.cancelled = true
+            return (state.entry, state.replacement)
+        }
+        entry?.cancelByPage()
+        replacement?.cancel()
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import Synchronization
+
+/// One prefetch: its response as it arrives, kept until a page's request claims it (then streamed to that
+/// request, what was buffered first) or it expires.
+///
+/// The `Set-Cookie` values the response carries are kept too, and given to the jar only when the response is
+/// handed to the page, so cookie effects happen when, and only if, the page gets the response, as without
+/// prefetch.
+final class PrefetchEntry: Sendable {
+    enum Phase: Sendable { case running, finished, failed, dropped }
+
+    /// How a claim ends before the page got a response head: the page's request then goes to the network.
+    enum Fallback: Sendable { case failed, slow, dropped }
+
+    struct State {
+        var phase = Phase.running
+        var buffered: [NetworkFetchEvent] = []
+        var bytes = 0
+        var headArrived = false
+        var pendingCookies: [(values: [String], url: URL)] = []
+        var sentCookies: String?
+        var cookiesRead = false
+        var cancel: (any NetworkFetchCancelling)?
+        var finishedAt: ContinuousClock.Instant?
+        // Once claimed:
+        var consumer: (@Sendable (NetworkFetchEvent) -> Void)?
+        var fallback: (@Sendable (Fallback) -> Void)?
+        var handedHead = false
+        var delivering = false
+    }
+
+    let plan: PlannedPrefetch
+    /// The http(s) URL of the page it was made for.
+    let page: URL
+    let started = ContinuousClock.now
+    private let state = Mutex(State())
+    private let cookies: (any HTTPCookieHandling)?
+    private let maximumBytes: Int
+
+    init(plan: PlannedPrefetch, page: URL, cookies: (any HTTPCookieHandling)?, maximumBytes: Int) {
+        self.plan = plan
+        self.page = page
+        self.cookies = plan.credentials == .omit ? nil : cookies
+        self.maximumBytes = maximumBytes
+    }
+
+    /// The cookie handler the prefetch's network uses: it sends the jar's cookies (remembering what it sent) and
+    /// keeps what the response sets for the hand-over.
+    var deferringCookies: (any HTTPCookieHandling)? { cookies.map { DeferringCookies(entry: self, jar: $0) } }
+
+    func attach(_ cancel: any NetworkFetchCancelling) {
+        let cancelNow = state.withLock { state -> Bool in
+            state.cancel = cancel
+            return state.phase == .dropped
+        }
+        if cancelNow { cancel.cancel() }
+    }
+
+    var phase: Phase { state.withLock { $0.phase } }
+    var isClaimed: Bool { state.withLock { $0.consumer != nil || $0.fallback != nil } }
+    var finishedAt: ContinuousClock.Instant? { state.withLock { $0.finishedAt } }
+
+    /// Whether the jar would send the same `Cookie` header now as the prefetch did.
+    func cookiesUnchanged() -> Bool {
+        guard let cookies else { return true }
+        let (read, sent) = state.withLock { ($0.cookiesRead, $0.sentCookies) }
+        guard read else { return false }  // Not sent yet: it cannot be known to match.
+        return cookies.cookieHeader(for: plan.url, firstParty: nil, method: plan.method, includeHTTPOnly: true) == sent
+    }
+
+    fileprivate func noteSentCookies(_ header: String?) {
+        state.withLock { state in
+            guard !state.cookiesRead else { return }
+            state.cookiesRead = true
+            state.sentCookies = header
+        }
+    }
+
+    fileprivate func keepCookies(_ values: [String], from url: URL) {
+        state.withLock { $0.pendingCookies.append((values, url)) }
+    }
+
+    /// An event from the prefetch's network.
+    func receive(_ event: NetworkFetchEvent) {
+        enum Action { case none, drain, fallback(@Sendable (Fallback) -> Void), drop }
+        let action = state.withLock { state -> Action in
+            guard state.phase == .running else { return .none }
+            switch event {
+            case .response: state.headArrived = true
+            case .data(let data):
+                state.bytes += data.count
+                if state.consumer == nil, state.bytes > maximumBytes {
+                    state.phase = .dropped
+                    state.buffered = []
+                    return .drop
+                }
+            case .finished:
+                state.phase = .finished
+                state.finishedAt = .now
+            case .failed:
+                state.phase = .failed
+                state.finishedAt = .now
+                // Before the page saw a head, a failure is invisible to it: it fetches itself.
+                if !state.handedHead, let fallback = state.fallback {
+                    state.consumer = nil
+                    state.fallback = nil
+                    return .fallback(fallback)
+                }
+            }
+            state.buffered.append(event)
+            return state.consumer == nil ? .none : .drain
+        }
+        switch action {
+        case .none: break
+        case .drain: drain()
+        case .fallback(let fallback): fallback(.failed)
+        case .drop: cancelNetwork()
+        }
+    }
+
+    /// Hands the response to `consumer`, streaming what is still to come; `fallback` is called instead if the
+    /// prefetch fails, is dropped or is too slow before its head reached the page. False when it cannot answer.
+    func claim(
+        consumer: @escaping @Sendable (NetworkFetchEvent) -> Void, fallback: @escaping @Sendable (Fallback) -> Void
+    ) -> Bool {
+        let claimed = state.withLock { state -> Bool in
+            guard state.consumer == nil, state.fallback == nil, state.phase == .running || state.phase == .finished
+            else { return false }
+            state.consumer = consumer
+            state.fallback = fallback
+            return true
+        }
+        if claimed { drain() }
+        return claimed
+    }
+
+    /// Gives up on the claim if no head reached the page yet (a slow prefetch); true when it did.
+    func abandonIfHeadless() -> Bool {
+        let fallback = state.withLock { state -> (@Sendable (Fallback) -> Void)? in
+            guard !state.handedHead, let fallback = state.fallback else { return nil }
+            state.consumer = nil
+            state.fallback = nil
+            state.phase = .dropped
+            return fallback
+        }
+        guard let fallback else { return false }
+        cancelNetwork()
+        fallback(.slow)
+        return true
+    }
+
+    /// Drops an unclaimed prefetch (expired, replaced, its page closed); false when a page already claimed it.
+    @discardableResult
+    func drop() -> Bool {
+        let dropped = state.withLock { state -> Bool in
+            guard state.consumer == nil, state.fallback == nil else { return false }
+            if state.phase == .running || state.phase == .finished { state.phase = .dropped }
+            state.buffered = []
+            return true
+        }
+        if dropped { cancelNetwork() }
+        return dropped
+    }
+
+    /// Cancels the network when the page's request is stopped.
+    func cancelByPage() {
+        state.withLock { state in
+            state.consumer = nil
+            state.fallback = nil
+            state.phase = .dropped
+        }
+        cancelNetwork()
+    }
+
+    private func cancelNetwork() {
+        state.withLock { $0.cancel }?.cancel()
+    }
+
+    /// Forwards buffered events in order, one drainer at a time, applying kept cookies just before the head.
+    private func drain() {
+        let mayDrain = state.withLock { state -> Bool in
+            guard !state.delivering else { return false }
+            state.delivering = true
+            return true
+        }
+        guard mayDrain else { return }
+        while true {
+            let next = state.withLock {
+                state -> (NetworkFetchEvent, (@Sendable (NetworkFetchEvent) -> Void), [(values: [String], url: URL)])?
+                in
+                guard let consumer = state.consumer, !state.buffered.isEmpty else {
+                    state.delivering = false
+                    return nil
+                }
+                let event = state.buffered.removeFirst()
+                var cookies: [(values: [String], url: URL)] = []
+                if case .response = event {
+                    state.handedHead = true
+                    state.fallback = nil
+                    cookies = state.pendingCookies
+                    state.pendingCookies = []
+                }
+                switch event {
+                case .finished, .failed: state.consumer = nil
+                case .response, .data: break
+                }
+                return (event, consumer, cookies)
+            }
+            guard let (event, consumer, kept) = next else { return }
+            for cookie in kept { cookies?.storeSetCookies(cookie.values, from: cookie.url, firstParty: nil) }
+            consumer(event)
+        }
+    }
+}
+
+/// The prefetch's cookie handler: the jar's cookies go out, `Set-Cookie` waits in the entry for the hand-over.
+private struct DeferringCookies: HTTPCookieHandling {
+    let entry: PrefetchEntry
+    let jar: any HTTPCookieHandling
+
+    func cookieHeader(for url: URL, firstParty: URL?, method: String, includeHTTPOnly: Bool) -> String? {
+        let header = jar.cookieHeader(
+            for: url, firstParty: firstParty, method: method, includeHTTPOnly: includeHTTPOnly)
+        if url == entry.plan.url { entry.noteSentCookies(header) }
+        return header
+    }
+
+    func storeSetCookies(_ values: [String], from url: URL, firstParty: URL?) {
+        guard !values.isEmpty else { return }
+        entry.keepCookies(values, from: url)
+    }
+}

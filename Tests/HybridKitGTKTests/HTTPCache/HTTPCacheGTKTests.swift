@@ -1,0 +1,45 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import HybridKit
+import HybridKitGTK
+import Testing
+
+/// The HTTP cache in real WebKitGTK: a package page's network images and API GET, fresh for a minute, are fetched
+/// once for every container that shares the cache.
+@Suite(.serialized) struct HTTPCacheGTKTests {
+    @Test @GTKActor func aSecondOpenMakesNoRequestForWhatIsFresh() async throws {
+        let fixture = try await PrefetchFixture()
+        defer { fixture.close() }
+        let cache = HTTPResponseCache(directory: fixture.work.appending(path: "http-cache"))
+        func open() async throws -> PrefetchFixture.PageResult {
+            var configuration = ContainerConfiguration(
+                site: fixture.site, documentCookies: .automatic(jar: fixture.jar), pageMessages: .site)
+            configuration.httpCache = cache
+            let container = try HybridContainer(configuration: configuration, factory: GTKEngineFactory())
+            defer { container.close() }
+            return try await fixture.open("cached", in: container, path: "cached.html")
+        }
+        let first = try await open()
+        #expect(first.body == #"loaded loaded {"fresh":true}"#)
+        #expect(fixture.requests("GET /").count == 3, "\(fixture.requests(""))")
+        let second = try await open()
+        #expect(second.body == first.body)
+        #expect(fixture.requests("GET /").count == 3, "\(fixture.requests(""))")
+        #expect(cache.diskBytes >= 0)
+    }
+
+    @Test @GTKActor func withoutACacheEveryOpenGoesToTheServer() async throws {
+        let fixture = try await PrefetchFixture()
+        defer { fixture.close() }
+        for _ in 0..<2 {
+            let container = try HybridContainer(
+                configuration: ContainerConfiguration(
+                    site: fixture.site, documentCookies: .automatic(jar: fixture.jar), pageMessages: .site),
+                factory: GTKEngineFactory())
+            defer { container.close() }
+            _ = try await fixture.open("cached", in: container, path: "cached.html")
+        }
+        #expect(fixture.requests("GET /").count == 6, "\(fixture.requests(""))")
+    }
+}
+#endif
