@@ -17,7 +17,7 @@ public struct InboundMessage: Sendable, Equatable {
         case pull
         /// The page stopped reading stream `id`.
         case cancel
-        /// A call whose arguments hold bytes: its payload names their sizes first (``BinaryCallPayload``), and the
+        /// A call whose arguments hold bytes: its payload names their sizes first (`BinaryCallPayload`), and the
         /// bytes follow in one upload to the bridge's scheme once native has admitted the call.
         case binaryCall = "bcall"
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// First-screen prefetch for a page, as a ``PageFeature``: the container starts the prefetches its
 /// ``FirstScreenPrefetcher`` declares for a page when it loads it, and the package handler's network answers the
-/// page's own matching requests from them (see <doc:FirstScreenPrefetch>).
+/// page's own matching requests from them (see <doc:FirstScreenPrefetching>).
 ///
 /// It provides ``PageServiceID/prefetchAnswers``, which ``PackageServing`` needs: list it with a site's container.
 public struct FirstScreenPrefetch: PageFeature {

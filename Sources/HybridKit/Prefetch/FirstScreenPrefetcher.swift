@@ -3,7 +3,7 @@ import HybridCookies
 import Logging
 import Synchronization
 
-/// Starts the requests a site's pages declare for their first screen (see <doc:FirstScreenPrefetch>) as soon as
+/// Starts the requests a site's pages declare for their first screen (see <doc:FirstScreenPrefetching>) as soon as
 /// the host opens one, in parallel with the view, and keeps their responses for the page's own requests to claim.
 ///
 /// Make one per site and give it to each container with ``FirstScreenPrefetch``: the container prefetches when

@@ -2,7 +2,7 @@ import Foundation
 import HybridPackages
 
 /// One request a page's first screen makes, declared so native code can start it while the view starts: a
-/// method, a URL template and the headers it needs (see <doc:FirstScreenPrefetch>).
+/// method, a URL template and the headers it needs (see <doc:FirstScreenPrefetching>).
 ///
 /// Templates name values native code supplies when the page opens, in braces: the host's (``FirstScreenPrefetcher``'s
 /// `values`, say `{user}` and `{locale}`), `{path}` (the path of the URL being opened) and `{query.NAME}` (an item of

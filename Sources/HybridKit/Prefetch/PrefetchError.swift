@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a prefetch declaration, or one of its requests once filled in, was refused. Declarations from a package or
-/// remote configuration are untrusted input (see <doc:FirstScreenPrefetch>): each refusal names what to change.
+/// remote configuration are untrusted input (see <doc:FirstScreenPrefetching>): each refusal names what to change.
 public enum PrefetchError: Error, Equatable, CustomStringConvertible {
     /// The URL template could reach another origin than the site's.
     case otherOrigin(template: String, site: String)

@@ -6,7 +6,7 @@ import Testing
 @testable import HybridKit
 
 /// Declarations from a package or remote configuration are untrusted: one test per line of the threat model in
-/// FirstScreenPrefetch.md, each refused with a typed error (or, for what a value can do, made harmless).
+/// FirstScreenPrefetching.md, each refused with a typed error (or, for what a value can do, made harmless).
 struct PrefetchDeclarationTests {
     static let store = Result {
         try PackageStore(root: URL.temporaryDirectory.appending(path: "prefetch-tests-empty-\(UUID())"))
