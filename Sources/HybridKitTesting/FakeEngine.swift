@@ -78,7 +78,7 @@ public final class FakeEngine: WebEngine {
     public nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
         MainActor.assumeIsolated { evaluations.append(script) }
     }
-    /// One page function called with arguments (``WebEngine/callAsyncJavaScript(_:arguments:)``), as recorded.
+    /// One page function called with arguments (`WebEngine.callAsyncJavaScript(_:arguments:)`), as recorded.
     public struct FunctionCall: Sendable, Equatable {
         public var body: String
         public var arguments: [String: JavaScriptArgument]

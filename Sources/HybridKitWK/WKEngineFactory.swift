@@ -80,8 +80,8 @@ public struct WKEngineFactory: WebEngineFactory {
         return try result.get()
     }
 
-    /// A new engine with its type: give it to ``HybridContainer/init(configuration:engine:)`` and show its
-    /// `webView` (a `WKWebView`) yourself, with no downcast of ``HybridContainer/engine``.
+    /// A new engine with its type: give it to `HybridContainer(configuration:engine:)` and show its
+    /// `webView` (a `WKWebView`) yourself, with no downcast of `HybridContainer.engine`.
     @MainActor
     public func makeWKEngine() throws(EngineError) -> WKEngine {
         let configuration = makeConfiguration()

@@ -14,8 +14,8 @@ public struct GTKEngineFactory: WebEngineFactory {
 
     public func makeEngine() throws(EngineError) -> any WebEngine { makeGTKWebView() }
 
-    /// A new view with its type: give it to ``HybridContainer/init(configuration:engine:)`` and put its widget in
-    /// your window yourself, with no downcast of ``HybridContainer/engine``.
+    /// A new view with its type: give it to `HybridContainer(configuration:engine:)` and put its widget in
+    /// your window yourself, with no downcast of `HybridContainer.engine`.
     public func makeGTKWebView() -> GTKWebView { GTKWebView.makeOnGTKThread(configuration: configuration) }
 }
 #endif
