@@ -39,7 +39,7 @@ public enum WKEngineDataStore: Sendable, Hashable {
 /// (`addSubview` takes it from where it was parked).
 public struct WKEngineFactory: WebEngineFactory {
     /// Custom schemes every engine can serve (the container's package and feature schemes, and the bridge's scheme
-    /// for binary values, ``BridgeConfiguration/defaultBytesScheme``, which a bridge on a view without it leaves off).
+    /// for binary values, `BridgeConfiguration.defaultBytesScheme`, which a bridge on a view without it leaves off).
     public var schemes: Set<String>
     public var settings: WebViewSettings
     /// A fresh configuration per view (WKWebView copies it; sharing one would share its scheme handlers).
