@@ -54,8 +54,8 @@ extension BridgeEngine {
         // The small-call path: a synchronous method on the engine's lane answers now, with no task and no hop.
         // (A stream answers through its sink, from its own task, even then.)
         if answer.answersInline, let body = invocation.inlineBody {
-            let outcome = BinaryCoding.$outgoing.withValue(outgoing) {
-                BinaryCoding.$incoming.withValue(incoming) {
+            let outcome = BinaryCoding.outgoing.withValue(outgoing) {
+                BinaryCoding.incoming.withValue(incoming) {
                     Result { try body(invocation.payload, invocation.context) }
                 }
             }
@@ -301,14 +301,14 @@ extension Invocation.Work {
         switch self {
         case .value(let value):
             return .value {
-                try await BinaryCoding.$outgoing.withValue(outgoing) {
-                    try await BinaryCoding.$incoming.withValue(incoming) { try await value() }
+                try await BinaryCoding.outgoing.withValue(outgoing) {
+                    try await BinaryCoding.incoming.withValue(incoming) { try await value() }
                 }
             }
         case .stream(let body):
             return .stream { sink in
-                try await BinaryCoding.$outgoing.withValue(outgoing) {
-                    try await BinaryCoding.$incoming.withValue(incoming) { try await body(sink) }
+                try await BinaryCoding.outgoing.withValue(outgoing) {
+                    try await BinaryCoding.incoming.withValue(incoming) { try await body(sink) }
                 }
             }
         }

@@ -388,7 +388,7 @@ public actor BridgeEngine {
         let outgoing = mainDocumentOrigin.flatMap { origin in
             bytesHandler.map { _ in BinaryCoding.Outgoing(store: redemptions, owner: origin) }
         }
-        let encoded = BinaryCoding.$outgoing.withValue(outgoing) {
+        let encoded = BinaryCoding.outgoing.withValue(outgoing) {
             Result { () throws(BridgeError) in try BridgeMethod.encode(data) }
         }
         let json = try encoded.get()

@@ -21,8 +21,8 @@ import FoundationNetworking
 public final class HTTPResponseCache: Sendable {
     /// Bodies larger than this are not stored.
     public let maximumEntryBytes: Int
-    // URLCache is documented thread-safe; it is not annotated Sendable on every platform.
-    nonisolated(unsafe) private let storage: URLCache
+    // URLCache is thread-safe and Sendable (Foundation on Linux, and the iOS SDKs).
+    private let storage: URLCache
     private let counters: [String: Counter]
     private let logger = Logger(label: "hybrid.httpcache")
 

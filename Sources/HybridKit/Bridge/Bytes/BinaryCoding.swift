@@ -40,9 +40,11 @@ enum BinaryCoding {
 
     /// The store and owner for `Data` encoded now; nil where bytes cannot go (a synchronous call's answer, a page
     /// handler's argument, published state).
-    @TaskLocal static var outgoing: Outgoing?
+    /// (A `TaskLocal` constant rather than the `@TaskLocal` wrapper: SDKs before iOS 18 declare the wrapper in a way
+    /// Swift 6 reports as shared mutable state.)
+    static let outgoing = TaskLocal<Outgoing?>(wrappedValue: nil)
     /// The parts of the binary call being decoded, in the page's order; nil outside one.
-    @TaskLocal static var incoming: [Data]?
+    static let incoming = TaskLocal<[Data]?>(wrappedValue: nil)
 
     enum PlaceholderKey: String, CodingKey {
         case bytes = "$hybridBytes"
@@ -50,7 +52,7 @@ enum BinaryCoding {
     }
 
     static func encode(_ data: Data, to encoder: any Encoder) throws {
-        guard let outgoing else {
+        guard let outgoing = Self.outgoing.get() else {
             throw BridgeError.badArguments(
                 "bytes (Data) cannot be sent here: only an asynchronous call's result (hybrid.call), a stream's "
                     + "elements and events carry them; synchronous calls, page handlers and published state do not")
@@ -71,7 +73,7 @@ enum BinaryCoding {
         }
         let container = try decoder.container(keyedBy: PlaceholderKey.self)
         let index = try container.decode(Int.self, forKey: .bytes)
-        guard let parts = incoming, parts.indices.contains(index) else {
+        guard let parts = Self.incoming.get(), parts.indices.contains(index) else {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath, debugDescription: "names bytes the call did not send"))
