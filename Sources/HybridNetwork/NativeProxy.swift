@@ -11,6 +11,7 @@ import HybridKit
 public struct NativeProxy: RequestProxying {
     public let policy: ProxyPolicy
     private let cookies: (any HTTPCookieHandling)?
+    public var cookieHandler: (any HTTPCookieHandling)? { cookies }
     private let resolver: any HostResolving
     private let client: HTTPClient
 

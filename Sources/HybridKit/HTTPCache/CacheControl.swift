@@ -36,7 +36,9 @@ enum CacheRules {
     /// explicit lifetime.
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
     /// Statuses this cache stores at all (no partial content: it keeps no ranges).
-    static let storable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// RFC 9110's heuristically cacheable statuses less the redirects (300, 301, 308): a stored redirect would be
+    /// replayed as the answer itself to callers that follow redirects, and what a redirect led to is kept apart.
+    static let storable: Set<Int> = [200, 203, 204, 404, 405, 410, 414, 501]
 
     static func header(_ name: String, in headers: [String: String]) -> String? {
         headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value

@@ -6,6 +6,8 @@ import Synchronization
 struct CachingNetworkFetcher: NetworkFetching {
     let base: any NetworkFetching
     let cache: HTTPResponseCache
+    /// The jar `base` sends cookies from, so a stored response answers only the cookie state it was fetched with.
+    let cookies: (any HTTPCookieHandling)?
 
     var readsBodySource: Bool { base.readsBodySource }
 
@@ -27,8 +29,12 @@ struct CachingNetworkFetcher: NetworkFetching {
         let pragmaNoCache = request.header("Pragma")?.lowercased().contains("no-cache") == true
         guard !control.noStore, !request.headers.contains(where: { Self.bypassing.contains($0.name.lowercased()) })
         else { return base.fetch(request, followRedirects: followRedirects, events: events) }
+        let credentials = HTTPResponseCache.credentialState(
+            cookieHeader: cookies?.cookieHeader(
+                for: request.url, firstParty: nil, method: "GET", includeHTTPOnly: true),
+            authorization: request.header("Authorization"))
         let now = Date()
-        if let stored = cache.lookup(request) {
+        if let stored = cache.lookup(request, credentials: credentials) {
             let age = stored.age(now: now)
             let storedControl = CacheControl(CacheRules.header("Cache-Control", in: stored.headers))
             let fresh =
@@ -43,11 +49,15 @@ struct CachingNetworkFetcher: NetworkFetching {
             if !stored.validators.isEmpty {
                 var conditional = request
                 conditional.headers += stored.validators
-                return forward(conditional, original: request, revalidating: stored, events: events)
+                return forward(
+                    conditional, original: request, as: credentials, revalidating: stored,
+                    followRedirects: followRedirects, events: events)
             }
         }
         cache.count("miss")
-        return forward(request, original: request, revalidating: nil, events: events)
+        return forward(
+            request, original: request, as: credentials, revalidating: nil, followRedirects: followRedirects,
+            events: events)
     }
 
     private static func replay(
@@ -63,15 +73,18 @@ struct CachingNetworkFetcher: NetworkFetching {
 
     /// Sends `request` on, passing its answer through while keeping a copy to store; a 304 to a revalidation
     /// refreshes the stored response and answers with it.
+    /// The caller's `followRedirects` passes through: a main document or a `redirect: 'error'` fetch must see the
+    /// redirect itself, and redirects and what they led to are never stored.
     private func forward(
-        _ request: EngineRequest, original: EngineRequest, revalidating stored: HTTPResponseCache.Stored?,
+        _ request: EngineRequest, original: EngineRequest, as credentials: String,
+        revalidating stored: HTTPResponseCache.Stored?, followRedirects: Bool,
         events: @escaping @Sendable (NetworkFetchEvent) -> Void
     ) -> any NetworkFetchCancelling {
         let copy = Mutex<(head: SchemeResponse?, body: Data, tooLarge: Bool, notModified: Bool)>(
             (nil, Data(), false, false))
         let requestTime = Date()
         let cache = self.cache
-        return base.fetch(request, followRedirects: true) { event in
+        return base.fetch(request, followRedirects: followRedirects) { event in
             switch event {
             case .response(let head):
                 if let stored, head.statusCode == 304 {
@@ -84,7 +97,7 @@ struct CachingNetworkFetcher: NetworkFetching {
                         headers[name] = value
                     }
                     cache.store(
-                        original, status: stored.status, headers: headers, body: stored.body,
+                        original, credentials: credentials, status: stored.status, headers: headers, body: stored.body,
                         requestTime: requestTime, responseTime: Date())
                     cache.count("revalidated")
                     var refreshed = stored
@@ -112,7 +125,7 @@ struct CachingNetworkFetcher: NetworkFetching {
                 guard !notModified else { return }
                 if let head, !tooLarge {
                     cache.store(
-                        original, status: head.statusCode, headers: head.headers, body: body,
+                        original, credentials: credentials, status: head.statusCode, headers: head.headers, body: body,
                         requestTime: requestTime, responseTime: Date())
                 }
                 events(event)

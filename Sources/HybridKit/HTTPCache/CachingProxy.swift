@@ -10,6 +10,7 @@ import Synchronization
 public struct CachingProxy: RequestProxying {
     public let base: any RequestProxying
     public let cache: HTTPResponseCache
+    public var cookieHandler: (any HTTPCookieHandling)? { base.cookieHandler }
 
     public init(_ base: any RequestProxying, cache: HTTPResponseCache) {
         self.base = base
@@ -27,7 +28,8 @@ public struct CachingProxy: RequestProxying {
         asked.headers = request.headers
         let errors = ProxyErrors()
         let fetcher = CachingNetworkFetcher(
-            base: ProxyAsFetcher(base: base, template: request, errors: errors), cache: cache)
+            base: ProxyAsFetcher(base: base, template: request, errors: errors), cache: cache,
+            cookies: base.cookieHandler)
         let fetch = fetcher.fetch(asked, followRedirects: true) { event in
             switch event {
             case .response(let head):

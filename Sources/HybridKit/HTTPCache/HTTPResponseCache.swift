@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import Metrics
@@ -17,7 +18,8 @@ import FoundationNetworking
 /// per URL; `Vary: *` and `Vary: Cookie` are not stored); a request's own `no-store`, `no-cache` and `max-age`
 /// are obeyed; an unsafe method on a URL invalidates it. The jar's cookies are sent with every request that goes
 /// to the network, and a `Set-Cookie` reaches the jar when a response arrives from the network, never again from
-/// the cache.
+/// the cache. A stored response answers only requests made as the same user: the same jar cookies for its URL and
+/// the same `Authorization`.
 public final class HTTPResponseCache: Sendable {
     /// Bodies larger than this are not stored.
     public let maximumEntryBytes: Int
@@ -59,6 +61,8 @@ public final class HTTPResponseCache: Sendable {
         var requestTime: Date
         var responseTime: Date
         var varied: [String: String]
+        /// Who the response was fetched as (``HTTPResponseCache/credentialState(cookieHeader:authorization:)``).
+        var credentials: String
 
         func age(now: Date) -> TimeInterval {
             CacheRules.currentAge(headers, requestTime: requestTime, responseTime: responseTime, now: now)
@@ -84,6 +88,16 @@ public final class HTTPResponseCache: Sendable {
         var requestTime: Double
         var responseTime: Double
         var varied: [String: String]
+        var credentials: String
+    }
+
+    /// Who a request is made as: a SHA-256 of the `Cookie` header the jar sends with it and its `Authorization`.
+    /// A stored response is only ever used for the same state, so signing out, or in as someone else, never
+    /// replays what the previous user was sent (which a browser's cache would, for as long as it stays fresh).
+    /// A digest, so no cookie value is written to the cache's files.
+    static func credentialState(cookieHeader: String?, authorization: String?) -> String {
+        let text = "\(cookieHeader ?? "")\u{0}\(authorization ?? "")"
+        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The storage key of `url`: swift-corelibs-foundation's URLCache ignores the query when it matches a
@@ -103,8 +117,8 @@ public final class HTTPResponseCache: Sendable {
         return URLRequest(url: URL(string: "https://cache.hybrid.invalid/\(digest)") ?? url)
     }
 
-    /// The stored response for `request` whose `Vary` headers match, if any.
-    func lookup(_ request: EngineRequest) -> Stored? {
+    /// The stored response for `request`, made as `credentials`, whose `Vary` headers match, if any.
+    func lookup(_ request: EngineRequest, credentials: String) -> Stored? {
         guard let cached = storage.cachedResponse(for: Self.key(request.url)),
             let http = cached.response as? HTTPURLResponse
         else { return nil }
@@ -116,20 +130,21 @@ public final class HTTPResponseCache: Sendable {
         guard let encoded = CacheRules.header(Self.metaHeader, in: headers),
             let data = Data(base64Encoded: encoded), let meta = try? JSONDecoder().decode(Meta.self, from: data)
         else { return nil }
-        guard meta.url == request.url.absoluteString else { return nil }
+        guard meta.url == request.url.absoluteString, meta.credentials == credentials else { return nil }
         headers = headers.filter { $0.key.caseInsensitiveCompare(Self.metaHeader) != .orderedSame }
         for (name, value) in meta.varied where (request.header(name) ?? "") != value { return nil }
         return Stored(
             status: meta.status, headers: headers, body: cached.data,
             requestTime: Date(timeIntervalSince1970: meta.requestTime),
-            responseTime: Date(timeIntervalSince1970: meta.responseTime), varied: meta.varied)
+            responseTime: Date(timeIntervalSince1970: meta.responseTime), varied: meta.varied,
+            credentials: meta.credentials)
     }
 
-    /// Stores a response to `request` when the rules allow it; true when stored.
+    /// Stores a response to `request`, made as `credentials`, when the rules allow it; true when stored.
     @discardableResult
     func store(
-        _ request: EngineRequest, status: Int, headers: [String: String], body: Data, requestTime: Date,
-        responseTime: Date
+        _ request: EngineRequest, credentials: String, status: Int, headers: [String: String], body: Data,
+        requestTime: Date, responseTime: Date
     ) -> Bool {
         guard request.method.uppercased() == "GET", body.count <= maximumEntryBytes,
             CacheRules.mayStore(status: status, response: headers, request: request)
@@ -138,7 +153,7 @@ public final class HTTPResponseCache: Sendable {
         for name in CacheRules.varyNames(headers) { varied[name] = request.header(name) ?? "" }
         let meta = Meta(
             url: request.url.absoluteString, status: status, requestTime: requestTime.timeIntervalSince1970,
-            responseTime: responseTime.timeIntervalSince1970, varied: varied)
+            responseTime: responseTime.timeIntervalSince1970, varied: varied, credentials: credentials)
         guard let encoded = try? JSONEncoder().encode(meta) else { return false }
         var fields = headers
         fields[Self.metaHeader] = encoded.base64EncodedString()

@@ -8,6 +8,14 @@ import Foundation
 /// `finished`; or `failed` at any point (after which nothing more arrives).
 public protocol RequestProxying: Sendable {
     func perform(_ request: ProxiedRequest, events: @escaping @Sendable (ProxyEvent) -> Void) -> any ProxyCancelling
+
+    /// The jar the proxy sends cookies from and stores them in; nil when it sends none. A cache in front of the
+    /// proxy (``CachingProxy``) reads it so that a stored answer is only used for the cookies it was fetched with.
+    var cookieHandler: (any HTTPCookieHandling)? { get }
+}
+
+extension RequestProxying {
+    public var cookieHandler: (any HTTPCookieHandling)? { nil }
 }
 
 /// A request in flight; `cancel()` ends it with `.failed(.cancelled)` unless it already ended.

@@ -62,7 +62,9 @@ public struct PackageServing: PageFeature {
         }
         let owned = network == nil ? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
         let fetcher: any NetworkFetching = network ?? owned ?? URLSessionNetworkFetcher()
-        let base = httpCache.map { CachingNetworkFetcher(base: fetcher, cache: $0) as any NetworkFetching } ?? fetcher
+        let base =
+            httpCache.map { CachingNetworkFetcher(base: fetcher, cache: $0, cookies: cookies) as any NetworkFetching }
+            ?? fetcher
         let answered = assembly.services[PrefetchAnswersKey.self].map {
             PrefetchAnsweringFetcher(base: base, answers: $0) as any NetworkFetching
         }

@@ -28,6 +28,31 @@ import Testing
         #expect(cache.diskBytes >= 0)
     }
 
+    /// The host signs the user out (or in as another): nothing fetched with the old cookies is answered from the
+    /// cache, fresh as it is.
+    @Test @GTKActor func anotherUsersCookiesAreNeverAnsweredFromTheCache() async throws {
+        let fixture = try await PrefetchFixture()
+        defer { fixture.close() }
+        let cache = HTTPResponseCache(directory: fixture.work.appending(path: "http-cache"))
+        func open() async throws {
+            var configuration = ContainerConfiguration(
+                site: fixture.site, documentCookies: .automatic(jar: fixture.jar), pageMessages: .site)
+            configuration.httpCache = cache
+            let container = try HybridContainer(configuration: configuration, factory: GTKEngineFactory())
+            defer { container.close() }
+            let result = try await fixture.open("cached", in: container, path: "cached.html")
+            #expect(result.body == #"loaded loaded {"fresh":true}"#)
+        }
+        try await open()
+        #expect(fixture.requests("GET /").count == 3, "\(fixture.requests(""))")
+        fixture.jar.setCookie("sid=s2; Path=/", for: .http(try #require(URL(string: "https://shop.example/"))))
+        try await open()
+        #expect(fixture.requests("GET /").count == 6, "\(fixture.requests(""))")
+        // The new user's answers are cached for the new user.
+        try await open()
+        #expect(fixture.requests("GET /").count == 6, "\(fixture.requests(""))")
+    }
+
     @Test @GTKActor func withoutACacheEveryOpenGoesToTheServer() async throws {
         let fixture = try await PrefetchFixture()
         defer { fixture.close() }

@@ -11,21 +11,31 @@ struct HTTPResponseCacheTests {
 
     static func url(_ text: String) -> URL { PrefetchAnsweringTests.url(text) }
 
+    /// A jar whose `Cookie` header the test sets: who the user is.
+    final class SwitchableCookies: HTTPCookieHandling {
+        let header = Mutex<String?>(nil)
+        func cookieHeader(for url: URL, firstParty: URL?, method: String, includeHTTPOnly: Bool) -> String? {
+            header.withLock { $0 }
+        }
+        func storeSetCookies(_ values: [String], from url: URL, firstParty: URL?) {}
+    }
+
     struct Rig {
         let network = Scripted()
+        let cookies = SwitchableCookies()
         let cache = HTTPResponseCache(directory: URL.temporaryDirectory.appending(path: "http-cache-\(UUID())"))
-        var fetcher: CachingNetworkFetcher { CachingNetworkFetcher(base: network, cache: cache) }
+        var fetcher: CachingNetworkFetcher { CachingNetworkFetcher(base: network, cache: cache, cookies: cookies) }
 
         /// Fetches `url` and returns what the page got; the network's answer (if it is asked) is `answer`.
         func get(
-            _ url: String, headers: [(String, String)] = [], method: String = "GET",
+            _ url: String, headers: [(String, String)] = [], method: String = "GET", followRedirects: Bool = true,
             answer: [NetworkFetchEvent] = []
         ) -> [NetworkFetchEvent] {
             let before = network.count
             let received = Received()
             var request = EngineRequest(url: HTTPResponseCacheTests.url(url), method: method)
             request.headers = headers
-            _ = fetcher.fetch(request, followRedirects: true, events: received.sink)
+            _ = fetcher.fetch(request, followRedirects: followRedirects, events: received.sink)
             if network.count > before { network.answer(before, answer) }
             return received.all
         }
@@ -58,6 +68,56 @@ struct HTTPResponseCacheTests {
         #expect(head.statusCode == 200)
         #expect(head.headers["X-A"] == "1")
         #expect(head.headers["Age"] != nil)
+    }
+
+    /// Signing out, or in as someone else, must not replay what the previous user was sent, fresh or not.
+    @Test func aStoredResponseAnswersOnlyTheCookiesAndAuthorizationItWasFetchedWith() {
+        let rig = Rig()
+        let fresh: [NetworkFetchEvent] = [
+            Self.response(["Cache-Control": "max-age=600"]), .data(Data("alice".utf8)), .finished,
+        ]
+        rig.cookies.header.withLock { $0 = "session=alice" }
+        _ = rig.get("https://shop.example/api/me", answer: fresh)
+        #expect(Self.body(rig.get("https://shop.example/api/me", answer: [.failed("no")])) == "alice")
+        #expect(rig.network.count == 1)
+        rig.cookies.header.withLock { $0 = "session=bob" }
+        let bob = rig.get(
+            "https://shop.example/api/me",
+            answer: [Self.response(["Cache-Control": "max-age=600"]), .data(Data("bob".utf8)), .finished])
+        #expect(rig.network.count == 2)
+        #expect(Self.body(bob) == "bob")
+        rig.cookies.header.withLock { $0 = nil }
+        _ = rig.get("https://shop.example/api/me", answer: [Self.response([:], status: 401), .finished])
+        #expect(rig.network.count == 3)
+        // The same cookies with another bearer token is another user too.
+        rig.cookies.header.withLock { $0 = "session=bob" }
+        _ = rig.get("https://shop.example/api/t", headers: [("Authorization", "Bearer a")], answer: fresh)
+        _ = rig.get("https://shop.example/api/t", headers: [("Authorization", "Bearer b")], answer: fresh)
+        #expect(rig.network.count == 5)
+        #expect(Self.body(rig.get("https://shop.example/api/t", headers: [("Authorization", "Bearer b")])) == "alice")
+        #expect(rig.network.count == 5)
+        // No cookie value is written to the cache's files.
+        #expect(!HTTPResponseCache.credentialState(cookieHeader: "session=bob", authorization: nil).contains("bob"))
+    }
+
+    /// A main document, or a fetch with `redirect: 'error'`, must see the redirect itself: the cache passes the
+    /// caller's choice through and never stores a redirect.
+    @Test func redirectsPassThroughAndAreNeverStored() {
+        let rig = Rig()
+        let moved: [NetworkFetchEvent] = [
+            Self.response(["Location": "https://other.example/", "Cache-Control": "max-age=600"], status: 301),
+            .finished,
+        ]
+        let first = rig.get("https://shop.example/old", followRedirects: false, answer: moved)
+        #expect(rig.network.follows.withLock { $0 } == [false])
+        guard case .response(let head) = first.first else {
+            Issue.record("\(first)")
+            return
+        }
+        #expect(head.statusCode == 301)
+        // Not stored: a caller that follows redirects goes to the network and follows.
+        _ = rig.get("https://shop.example/old", answer: [.failed("offline")])
+        #expect(rig.network.follows.withLock { $0 } == [false, true])
     }
 
     @Test func aStaleResponseIsRevalidatedAndA304Refreshes() {
@@ -211,7 +271,7 @@ struct CachingProxyTests {
         // The package network sees the same entry.
         let network = PrefetchAnsweringTests.ScriptedNetwork()
         let received = PrefetchAnsweringTests.Received()
-        _ = CachingNetworkFetcher(base: network, cache: cache).fetch(
+        _ = CachingNetworkFetcher(base: network, cache: cache, cookies: nil).fetch(
             EngineRequest(url: url), followRedirects: true, events: received.sink)
         #expect(network.count == 0)
         #expect(HTTPResponseCacheTests.body(received.all) == "items")

@@ -11,6 +11,8 @@ struct PrefetchAnsweringTests {
     final class ScriptedNetwork: NetworkFetching, NetworkFetchCancelling {
         let fetches = Mutex<[(request: EngineRequest, events: @Sendable (NetworkFetchEvent) -> Void)]>([])
         let cancelled = Atomic<Int>(0)
+        /// Each fetch's `followRedirects`, in order.
+        let follows = Mutex<[Bool]>([])
         let cookies: (any HTTPCookieHandling)?
 
         init(cookies: (any HTTPCookieHandling)? = nil) { self.cookies = cookies }
@@ -21,6 +23,7 @@ struct PrefetchAnsweringTests {
         ) -> any NetworkFetchCancelling {
             _ = cookies?.cookieHeader(for: request.url, firstParty: nil, method: request.method, includeHTTPOnly: true)
             fetches.withLock { $0.append((request, events)) }
+            follows.withLock { $0.append(followRedirects) }
             return self
         }
 
