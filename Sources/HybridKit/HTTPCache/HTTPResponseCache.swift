@@ -155,7 +155,8 @@ public final class HTTPResponseCache: Sendable {
             url: request.url.absoluteString, status: status, requestTime: requestTime.timeIntervalSince1970,
             responseTime: responseTime.timeIntervalSince1970, varied: varied, credentials: credentials)
         guard let encoded = try? JSONEncoder().encode(meta) else { return false }
-        var fields = headers
+        // A server's own header of that name (in any case) must not stand for ours.
+        var fields = headers.filter { $0.key.caseInsensitiveCompare(Self.metaHeader) != .orderedSame }
         fields[Self.metaHeader] = encoded.base64EncodedString()
         // URLCache keeps what a URL response is; the status rides in the meta (URLCache on Linux keeps 200s only).
         guard

@@ -100,6 +100,23 @@ struct HTTPResponseCacheTests {
         #expect(!HTTPResponseCache.credentialState(cookieHeader: "session=bob", authorization: nil).contains("bob"))
     }
 
+    /// A server sending the header the cache keeps its own record in cannot make the cache read its forgery.
+    @Test func aServersOwnMetaHeaderIsNotTakenForTheCaches() {
+        let rig = Rig()
+        let forged = Data(
+            #"{"url":"https://shop.example/x","status":200,"requestTime":4e9,"responseTime":4e9,"varied":{},"credentials":"x"}"#
+                .utf8)
+        _ = rig.get(
+            "https://shop.example/x",
+            answer: [
+                Self.response(["Cache-Control": "max-age=60", "x-hybrid-cache-meta": forged.base64EncodedString()]),
+                .data(Data("real".utf8)), .finished,
+            ])
+        let second = rig.get("https://shop.example/x", answer: [.failed("no")])
+        #expect(Self.body(second) == "real")
+        #expect(rig.network.count == 1)
+    }
+
     /// A main document, or a fetch with `redirect: 'error'`, must see the redirect itself: the cache passes the
     /// caller's choice through and never stores a redirect.
     @Test func redirectsPassThroughAndAreNeverStored() {
