@@ -25,9 +25,10 @@ public struct BundledPackage: Sendable {
         self.trustedKey = trustedKey
     }
 
-    /// The bundled package's signed manifest (verified with ``trustedKey``).
+    /// The bundled package's signed manifest (its signature verified with ``trustedKey``). Reads the manifest
+    /// and its signature only: this runs on every launch, and the files are verified when they are installed.
     public func manifest() throws(PackageError) -> PackageManifest {
-        try PackageInspector(trustedKey: trustedKey).inspect(packageAt: url).manifest
+        try PackageArchiveReader(url: url).readSignedManifest(trustedKey: trustedKey).manifest
     }
 
     /// Installs the bundled package into `store` unless the store already serves it or something newer.
