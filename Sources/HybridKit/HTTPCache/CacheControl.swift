@@ -21,12 +21,27 @@ struct CacheControl: Equatable {
             // `no-cache` with field names still means "revalidate" for this cache, which keeps no partial reuse.
             case "no-cache": noCache = true
             case "must-revalidate", "proxy-revalidate": mustRevalidate = true
-            // An unreadable or negative delta-seconds is treated as 0 (§1.2.2): stale at once.
-            case "max-age": maxAge = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
-            case "min-fresh": minFresh = value.flatMap { Int($0) }.map { max(0, $0) } ?? 0
+            // An unreadable delta-seconds is treated as 0: stale at once.
+            case "max-age": maxAge = value.flatMap(Self.deltaSeconds) ?? 0
+            case "min-fresh": minFresh = value.flatMap(Self.deltaSeconds) ?? 0
             default: continue
             }
         }
+    }
+
+    /// The largest delta-seconds a cache must represent; larger values are read as this (RFC 9111 §1.2.2).
+    static let deltaSecondsCeiling = 2_147_483_648
+
+    /// A delta-seconds (§1.2.2): one or more ASCII digits and nothing else (no sign, space or exponent), read as
+    /// at most ``deltaSecondsCeiling``; nil when it is not one.
+    static func deltaSeconds(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        var value = 0
+        for digit in text.utf8 {
+            value = value * 10 + Int(digit - 0x30)
+            if value >= deltaSecondsCeiling { return deltaSecondsCeiling }
+        }
+        return value
     }
 }
 
@@ -90,7 +105,10 @@ enum CacheRules {
         _ headers: [String: String], requestTime: Date, responseTime: Date, now: Date
     ) -> TimeInterval {
         let date = header("Date", in: headers).flatMap(HTTPDate.parse) ?? responseTime
-        let ageValue = header("Age", in: headers).flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        // An Age that is not a delta-seconds ("-5", "1e9", "inf") is ignored.
+        let ageValue = TimeInterval(
+            header("Age", in: headers).flatMap { CacheControl.deltaSeconds($0.trimmingCharacters(in: .whitespaces)) }
+                ?? 0)
         let apparent = max(0, responseTime.timeIntervalSince(date))
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         let correctedInitial = max(apparent, ageValue + responseDelay)

@@ -223,6 +223,24 @@ struct HTTPResponseCacheTests {
             now: date.addingTimeInterval(5))
         #expect(age == 15)
     }
+
+    /// Delta-seconds are digits only; one too large for the cache is 2^31 (RFC 9111 §1.2.2), never 0 or a trap.
+    @Test func deltaSecondsAreDigitsOnlyAndSaturate() throws {
+        #expect(CacheControl("max-age=99999999999999999999999").maxAge == CacheControl.deltaSecondsCeiling)
+        #expect(CacheControl("max-age=2147483647").maxAge == 2_147_483_647)
+        for bad in ["-5", "+5", "1e3", " ", "", "0x10", "５"] {
+            #expect(CacheControl("max-age=\(bad)").maxAge == 0, "\(bad)")
+        }
+        let date = try #require(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT"))
+        let base = ["Date": "Sun, 06 Nov 1994 08:49:37 GMT"]
+        for (age, expected) in [
+            ("-1000000", 0.0), ("1e9", 0), ("inf", 0), ("nan", 0), ("99999999999999999999", 2_147_483_648),
+        ] {
+            let read = CacheRules.currentAge(
+                base.merging(["Age": age]) { $1 }, requestTime: date, responseTime: date, now: date)
+            #expect(read == expected, "Age: \(age)")
+        }
+    }
 }
 
 /// The proxy path shares the cache: a fresh GET stored from the package network is answered to a proxied request,
