@@ -35,6 +35,8 @@ let package = Package(
         fuzzer("fuzz-inbound-message", [.product(name: "HybridKit", package: "HybridKit")]),
         fuzzer("fuzz-body-channel", [.product(name: "HybridKit", package: "HybridKit")]),
         fuzzer("fuzz-binary-call", [.product(name: "HybridKit", package: "HybridKit")]),
+        fuzzer("fuzz-http-cache", [.product(name: "HybridKit", package: "HybridKit")]),
+        fuzzer("fuzz-prefetch", [.product(name: "HybridKit", package: "HybridKit")]),
         // ZIPFoundation: the harness deflates raw record streams so mutations reach the control-triple checks.
         fuzzer(
             "fuzz-delta",

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The directives of a `Cache-Control` header (RFC 9111 §5.2), as far as a private cache uses them.
 struct CacheControl: Equatable {
@@ -121,24 +122,23 @@ enum HTTPDate {
     private static let formats = [
         "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
     ]
+    // Made once: every lookup reads two or three dates, and a DateFormatter costs far more to make than to use.
+    // DateFormatter is not Sendable; each is used under its lock only.
+    private static let parsers = Mutex(formats.map(formatter))
+    private static let writer = Mutex(formatter("EEE, dd MMM yyyy HH:mm:ss 'GMT'"))
 
-    static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: trimmed) { return date }
-        }
-        return nil
-    }
-
-    static func format(_ date: Date) -> String {
+    private static func formatter(_ format: String) -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        formatter.dateFormat = format
+        return formatter
     }
+
+    static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        return parsers.withLock { parsers in parsers.lazy.compactMap { $0.date(from: trimmed) }.first }
+    }
+
+    static func format(_ date: Date) -> String { writer.withLock { $0.string(from: date) } }
 }
