@@ -31,9 +31,11 @@ extension BridgeEngine {
             }
             guard sender.origin != "null" else { throw BinaryCoding.error(for: .opaqueOrigin) }
             let id = ByteRedemptions.randomID()
-            let (limit, _) = Invocation.limit(of: target, fallback: configuration.limits.callTimeout)
+            // The call's own limit; a call without one still waits for its bytes no longer than bytes wait for a
+            // page (the page's runtime sends them at once), so a page that never sends them cannot hold calls.
+            let (callLimit, _) = Invocation.limit(of: target, fallback: configuration.limits.callTimeout)
+            let limit = callLimit ?? configuration.limits.byteRedemptionTimeout
             let expiry = Task { [weak self] in
-                guard let limit else { return }
                 try? await Task.sleep(for: limit)
                 guard !Task.isCancelled else { return }
                 await self?.uploadExpired(id, after: limit)
