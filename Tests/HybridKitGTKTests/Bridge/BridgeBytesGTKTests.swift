@@ -429,6 +429,42 @@ import Testing
         #expect(page.page.bridge.redemptions.heldBytes == 0)
     }
 
+    /// Many binary calls at once cannot make native hold more than `maxBinaryBytesInFlight` of their bytes (each
+    /// upload is copied whole into the app, and a running method holds it): a call past it is refused with `denied`
+    /// before its bytes move, and calls go through again once the others are answered.
+    @Test @GTKActor func concurrentUploadsAreBoundedInBytes() async throws {
+        let page = try await Self.open {
+            $0.limits.maxBinaryBytes = 1 << 20
+            $0.limits.maxBinaryBytesInFlight = 2 << 20
+        }
+        defer { page.close() }
+        let bridge = page.page.bridge
+        _ = try await page.view.evaluateJavaScript(
+            """
+            const buffer = new ArrayBuffer(1 << 20);
+            window.held = [hybrid.call('bin', 'hold', buffer).catch(() => {}), hybrid.call('bin', 'hold', buffer).catch(() => {})];
+            true
+            """)
+        try await waitUntil(timeout: .seconds(20)) {
+            let pending = await bridge.pendingCallCount
+            let awaited = await bridge.awaitedUploadCount
+            return pending == 2 && awaited == 0
+        }
+        let refused: [String] = try await Self.run(
+            page,
+            """
+            const code = (p) => p.then((v) => 'answered ' + v, (e) => e.code);
+            return [await code(hybrid.call('bin', 'size', new ArrayBuffer(1 << 20))),
+              await code(hybrid.call('bin', 'size', new Uint8Array(10))), await code(hybrid.call('bin', 'make', 10).then((b) => b.byteLength))];
+            """)
+        #expect(refused == ["denied", "denied", "answered 10"], "bytes to the page are not uploads: \(refused)")
+        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html?again"))))
+        try await page.waitFor("window.hybrid && hybrid.isReady && document.readyState === 'complete' && !window.held")
+        let again: String = try await Self.run(
+            page, "return String(await hybrid.call('bin', 'size', new ArrayBuffer(1 << 20)));")
+        #expect(again == "1048576")
+    }
+
     /// A client page whose Content-Security-Policy does not allow the bridge's scheme cannot fetch bytes: its call
     /// fails with an error that says what to add to the policy, and the bytes it never redeemed, however many calls
     /// made them, stay within `maxHeldBinaryValues` and are freed at `byteRedemptionTimeout`. Its uploads never
