@@ -57,6 +57,11 @@ import Testing
         }
     }
 
+    /// Callable by the main frame of `bt://main` only.
+    static let mainFrameOnly = BridgeModule("mainOnly", access: .origins("bt://main")) { module in
+        module.method("size") { (data: Data, _) in data.count }
+    }
+
     /// A page at `bt://main/` with an iframe of another origin (`bt://other/`) that fetches what it is told to and
     /// reports the status, and a sandboxed (opaque-origin) one that does the same.
     static let pages: [String: String] = [
@@ -98,11 +103,11 @@ import Testing
     static let frame = """
         <!doctype html><script>
         window.addEventListener('message', async (e) => {
-          const { id, url, method, size, call } = e.data;
+          const { id, url, method, size, call, module } = e.data;
           let result;
           try {
             if (call) {
-              result = { value: await hybrid.call('bin', call, new Uint8Array(size)) };
+              result = { value: await hybrid.call(module || 'bin', call, new Uint8Array(size)) };
             } else {
               const r = await fetch(url, { method: method || 'GET', body: size ? new Uint8Array(size) : undefined });
               result = { status: r.status, size: (await r.arrayBuffer()).byteLength };
@@ -124,7 +129,7 @@ import Testing
     static func open(_ configure: (inout BridgeConfiguration) -> Void = { _ in }) async throws -> TestPage {
         var configuration = BridgeConfiguration()
         configure(&configuration)
-        let page = try TestPage(modules: [Self.module], configuration: configuration)
+        let page = try TestPage(modules: [Self.module, Self.mainFrameOnly], configuration: configuration)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-bytes-\(UUID().uuidString)")
         for (path, html) in Self.pages {
             let file = root.appendingPathComponent(path)
@@ -427,6 +432,23 @@ import Testing
             ], "\(outcome)")
         try await waitUntil(timeout: .seconds(40)) { await page.page.bridge.pendingCallCount == 0 }
         #expect(page.page.bridge.redemptions.heldBytes == 0)
+    }
+
+    /// A binary call is admitted by the module's access exactly as a JSON call: a same-origin subframe calling a
+    /// module that allows the main frame only, and a frame of another origin, are refused with `denied` before any
+    /// upload id is issued, and the main frame's call goes through.
+    @Test @GTKActor func aBinaryCallIsAdmittedByAccessAsAnyCall() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        let same = try await Self.ask(page, "same", "{ call: 'size', size: 10, module: 'mainOnly' }")
+        #expect(same.error == "denied", "a same-origin subframe: \(same)")
+        let other = try await Self.ask(page, "other", "{ call: 'size', size: 10, module: 'mainOnly' }")
+        #expect(other.error == "denied", "another origin's frame: \(other)")
+        let otherOnBin = try await Self.ask(page, "other", "{ call: 'size', size: 10 }")
+        #expect(otherOnBin.error == "denied", "another origin's frame on a module naming bt://main: \(otherOnBin)")
+        #expect(await page.page.bridge.awaitedUploadCount == 0, "no upload id was issued")
+        let main: Int = try await Self.run(page, "return await hybrid.call('mainOnly', 'size', new Uint8Array(10));")
+        #expect(main == 10)
     }
 
     /// Many binary calls at once cannot make native hold more than `maxBinaryBytesInFlight` of their bytes (each
