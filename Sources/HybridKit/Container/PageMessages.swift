@@ -50,6 +50,14 @@ final class PageMessageFanOut: Sendable {
     /// through a module's method. Without it a page that posts faster than the host reads (or to a name nobody reads)
     /// would hold 16 MB messages by the thousand.
     static let maxValueBytes = 64 << 10
+    /// The longest name, in UTF-8 bytes (as for WebViewJavascriptBridge's handler names).
+    static let maxNameBytes = 128
+
+    static func isValidName(_ name: String) -> Bool {
+        (1...maxNameBytes).contains(name.utf8.count)
+            && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
     /// The bytes of values kept for names nobody listens to yet, all names together.
     static let maxPendingBytes = 1 << 20
     static let droppedAdvice =
@@ -135,6 +143,14 @@ final class PageMessageFanOut: Sendable {
         // The bridge holds the module, the container the fan-out: no cycle.
         BridgeModule(moduleName, access: access) { module in
             module.method("post") { (posted: Posted, context) in
+                // The name reaches the host's log: a control character in it (a newline) could forge log lines.
+                guard isValidName(posted.name) else {
+                    let advice =
+                        "a page message's name is 1 to \(maxNameBytes) bytes of text without control characters"
+                    fanOut.logger.warning(
+                        "page message refused: \(advice)", metadata: ["origin": "\(context.origin)"])
+                    throw BridgeError.badArguments(advice)
+                }
                 let value = posted.value ?? .null
                 let size = Self.size(of: value, limit: maxValueBytes) + posted.name.utf8.count
                 guard size <= maxValueBytes else {

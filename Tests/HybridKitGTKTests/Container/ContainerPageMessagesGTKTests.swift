@@ -157,6 +157,23 @@ extension ContainerGTKTests {
             #expect(try await Self.settle("hybrid.post('flood1', 'small')", in: container) == "ok")
         }
 
+        /// Names reach the host's log and key what waits: one with a control character (a newline could forge a
+        /// log line), an empty one and one over 128 bytes are refused with `bad_arguments`; any other text is a name.
+        @Test @GTKActor func namesOfHostileShapeAreRefused() async throws {
+            let container = try Self.makeContainer(.origins("app://demo"))
+            defer { container.close() }
+            try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+            for name in ["'a\\nforged: log line'", "'tab\\there'", "''", "'x'.repeat(129)", "'\\u0085'"] {
+                #expect(
+                    try await Self.settle("hybrid.post(\(name), 1)", in: container) == "bad_arguments", "\(name)")
+            }
+            for name in ["'checkout ✓'", "'__proto__'", "'constructor'", "'x'.repeat(128)"] {
+                #expect(try await Self.settle("hybrid.post(\(name), 1)", in: container) == "ok", "\(name)")
+            }
+            var iterator = try container.messages("__proto__").makeAsyncIterator()
+            #expect(try #require(await iterator.next()).value == .number(1))
+        }
+
         @Test @GTKActor func withoutARuleListeningIsAConfigurationError() throws {
             let container = try Self.makeContainer(nil)
             defer { container.close() }
