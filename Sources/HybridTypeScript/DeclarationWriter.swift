@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes the `.d.ts`: the module interfaces, the types they use, and the `HybridModules` entries that type
 /// `hybrid.module(name)`. Comments name the Swift file of each declaration but not its line, so an edit elsewhere
 /// in the file does not make a committed copy look out of date. Declared types keep their Swift name where it is
@@ -52,7 +54,8 @@ struct DeclarationWriter {
             imported.append("HybridSynchronous")
         }
         let specifier = TypeScriptNames.quoted(hybridTypes).replacingOccurrences(of: "\"", with: "'")
-        if !imported.isEmpty { lines.append("import type { \(imported.joined(separator: ", ")) } from \(specifier);") }
+        // Where the import goes once the declarations are written: `HybridBytes` is imported only if one uses it.
+        let importAt = lines.count
         if interfaces.isEmpty && declarations.isEmpty { lines.append("export {};") }
 
         for interface in interfaces {
@@ -119,6 +122,13 @@ struct DeclarationWriter {
             }
             lines.append("  }")
             lines.append("}")
+        }
+        let bytesWord = "\\b\(TypeMapper.bytesType)\\b"
+        if lines.contains(where: { $0.range(of: bytesWord, options: .regularExpression) != nil }) {
+            imported.insert(TypeMapper.bytesType, at: 0)
+        }
+        if !imported.isEmpty {
+            lines.insert("import type { \(imported.joined(separator: ", ")) } from \(specifier);", at: importAt)
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -46,7 +46,9 @@ struct TypeMapper {
 
     /// Scalars by their Swift name, as JSONEncoder writes them by default.
     static let scalars: [String: String] = {
-        var scalars = ["String": "string", "Bool": "boolean", "URL": "string", "UUID": "string", "Data": "string"]
+        var scalars = [
+            "String": "string", "Bool": "boolean", "URL": "string", "UUID": "string", "Data": bytesType,
+        ]
         for number in [
             "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double",
             "Float", "Float16", "Float80", "CGFloat", "Decimal",
@@ -65,8 +67,12 @@ struct TypeMapper {
     /// Notes the declarations carry beside a property of these types.
     static let notes = [
         "Date": "a Date: seconds since 2001-01-01T00:00:00Z (JSONEncoder's default)",
-        "Data": "Data: base64 (JSONEncoder's default)",
+        "Data":
+            "Data: bytes, never base64: an ArrayBuffer from native; an ArrayBuffer, typed array, DataView or Blob to it",
     ]
+
+    /// What a `Data` is in the page (hybrid.d.ts): the bridge carries it as bytes, by reference, both ways.
+    static let bytesType = "HybridBytes"
 
     /// HybridKit's argument and value types.
     static let bridgeTypes: Set<String> = ["NoArguments", "JSONValue"]

@@ -123,7 +123,9 @@ import Testing
         #expect(output.declarations.contains("  /** `shop.add`. */\n  add(item: Item): Promise<Summary>;"))
         #expect(output.declarations.contains("/** `shop.ping`: forwards to util.ping. */"))
         #expect(output.declarations.contains("/** The native module `shop` (App.swift). */"))
-        #expect(output.declarations.contains("import type { HybridStream, HybridSynchronous } from './hybrid';"))
+        #expect(
+            output.declarations.contains(
+                "import type { HybridBytes, HybridStream, HybridSynchronous } from './hybrid';"))
         #expect(
             Self.block(output.declarations, from: "declare module './hybrid'")
                 == [
@@ -146,8 +148,8 @@ import Testing
                     "  /** a Date: seconds since 2001-01-01T00:00:00Z (JSONEncoder's default). */",
                     "  added: number;",
                     "  link: string;",
-                    "  /** Data: base64 (JSONEncoder's default). */",
-                    "  thumbnail: string;",
+                    "  /** Data: bytes, never base64: an ArrayBuffer from native; an ArrayBuffer, typed array, DataView or Blob to it. */",
+                    "  thumbnail: HybridBytes;",
                     "  id: string;",
                     "  sizes: Record<string, number>;",
                     // Integer keys are written in decimal, as strings.

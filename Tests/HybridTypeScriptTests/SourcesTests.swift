@@ -129,7 +129,7 @@ import Testing
             async function page(): Promise<void> {
               const shop = hybrid.module('shop');
               const item: Item = {
-                sku: 'sencha', price: 6.5, tags: [], added: 0, link: 'https://shop.example/sencha', thumbnail: '',
+                sku: 'sencha', price: 6.5, tags: [], added: 0, link: 'https://shop.example/sencha', thumbnail: new Uint8Array(0),
                 id: 'A', sizes: { small: 1 }, byShelf: {}, kind: 'tea-pot', a: 1, b: 2, count: 0, watched: 0, unique: [],
               };
               const summary: Summary = await shop.add(item);

@@ -4,8 +4,9 @@ import FuzzSupport
 
 /// Fuzzes what a page's binary call hands native before any byte is uploaded: `BinaryCallPayload` (the part sizes
 /// in front of the arguments), the parser reading a whole `bcall` message around it, and `JSONShape`'s buffer scan
-/// (which jumps through strings with memchr) against its byte-at-a-time reading. Any script in any frame feeds
-/// them. The first byte picks the limits; the rest is the payload.
+/// (which jumps through strings with memchr) against its byte-at-a-time reading; and the bridge scheme's routes
+/// (`BridgeBytesSchemeHandler.Route`, which reads the id out of `hybrid-bytes://bridge/d/<id>` and `/u/<id>`), which
+/// any script in any frame can fetch. The first byte picks the limits; the rest is the payload.
 private let limits = [(parts: 64, total: 256 << 20), (parts: 2, total: 100)]
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -38,6 +39,7 @@ public func fuzzBinaryCall(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     case .failure(let error):
         require([.badMessage, .badArguments].contains(error.code), "refused with \(error.code)")
     }
+    checkRoute(payload)
     // The buffer scan and the byte-at-a-time scan agree on every input.
     for depth in [1, 4, 128] {
         let fast = JSONShape.check(bytes, maxDepth: depth)
@@ -53,5 +55,24 @@ extension BridgeLimits {
         limits.maxBinaryParts = parts
         limits.maxBinaryBytes = total
         return limits
+    }
+}
+
+/// The payload as a path (and as a whole URL) on the bridge's scheme: a route is read only for `/d/<id>` or
+/// `/u/<id>` on the bridge host with no query, the id 32 lowercase hex digits, and it names exactly the URL's path.
+private func checkRoute(_ payload: String) {
+    for text in ["hybrid-bytes://bridge/" + payload, "hybrid-bytes://" + payload, payload] {
+        guard let url = URL(string: text), let route = BridgeBytesSchemeHandler.Route(url) else { continue }
+        let (kind, id): (String, String) =
+            switch route {
+            case .download(let id): ("d", id)
+            case .upload(let id): ("u", id)
+            }
+        require(ByteRedemptions.isWellFormedID(id), "a route read the id \(id)")
+        require(
+            id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) },
+            "an id that is not 32 lowercase hex digits: \(id)")
+        require(url.host == BridgeBytesSchemeHandler.host && url.query == nil, "a route off the bridge host: \(text)")
+        require(url.path == "/\(kind)/\(id)", "the route \(kind)/\(id) is not the path \(url.path)")
     }
 }

@@ -54,6 +54,9 @@ public actor BridgeEngine {
     let bytesHandler: BridgeBytesSchemeHandler?
     /// Binary calls admitted and waiting for their bytes, by upload id.
     var awaitingUploads: [String: AwaitingUpload] = [:]
+    /// The bytes each admitted binary call announced, kept while the call is pending (uploading, or its method
+    /// holding them); entries of calls no longer pending are dropped at the next admission.
+    var binaryBytesByCall: [CallKey: Int] = [:]
     /// The security origin of the main frame's current document, as it said hello: events' bytes are for it.
     var mainDocumentOrigin: String?
 

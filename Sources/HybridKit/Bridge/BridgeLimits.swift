@@ -25,6 +25,14 @@ public struct BridgeLimits: Sendable, Equatable {
     public var maxBinaryBytes = 256 << 20
     /// Bytes native keeps at once for pages to fetch (answers not yet read); answers past it fail with `denied`.
     public var maxHeldBinaryBytes = 512 << 20
+    /// `Data` values native keeps at once for pages to fetch, whatever their size; answers past it fail with
+    /// `denied`. Each waits with a timer of its own until fetched, so a page that makes many calls answering small or
+    /// empty `Data` and never fetches them would otherwise grow the store without bound until they expire.
+    public var maxHeldBinaryValues = 16_384
+    /// Bytes of binary calls' arguments admitted at once, from their admission until they are answered (each upload
+    /// is copied whole into the app's process, and its method holds it while it runs); a call past it fails with
+    /// `denied` before a byte moves. Without it a page could start many calls that each send one large buffer.
+    public var maxBinaryBytesInFlight = 512 << 20
     /// Parts (`ArrayBuffer`s, typed arrays, `Blob`s) one call may send; more fail with `bad_message`.
     public var maxBinaryParts = 64
     /// How long bytes native answered with wait for their page to fetch them before they are freed.

@@ -278,10 +278,15 @@ public final class HybridContainer {
     /// them). Each call is a sequence of its own, from now on; it ends when the container closes.
     public func loadEvents() -> AsyncStream<PageLoadEvent> { events.stream() }
 
+    /// Bytes of page messages kept for names the host does not listen to yet (for tests and diagnostics).
+    var pendingPageMessageBytes: Int { pageMessages.pendingBytes }
+
     /// The messages pages post under `name` with `hybrid.post(name, value)`, from the pages
     /// ``ContainerConfiguration/pageMessages`` allows; a page the rule refuses gets a rejected promise, and the log
-    /// says why. Messages posted before the first listener of a name are kept for it (up to 64); the sequence
-    /// ends when the container closes. Throws when the configuration accepts no page messages.
+    /// says why. Messages posted before the first listener of a name are kept for it (up to 64, and 1 MB of values
+    /// for all names together; a post past that is refused with `denied`); a value is at most 64 KB of JSON (a larger
+    /// one is refused with `bad_arguments`); the sequence ends when the container closes. Throws when the
+    /// configuration accepts no page messages.
     public func messages(_ name: String) throws(PageMessageError) -> AsyncStream<PageMessage> {
         guard configuration.pageMessages != nil else { throw .notAccepted(name) }
         return pageMessages.stream(name)

@@ -46,6 +46,20 @@ final class PageMessageFanOut: Sendable {
     static let moduleName = "$messages"
     static let pendingPerName = 64
     static let pendingNames = 32
+    /// The largest value one message may carry, as JSON text. Page messages are signals for the host; bulk data goes
+    /// through a module's method. Without it a page that posts faster than the host reads (or to a name nobody reads)
+    /// would hold 16 MB messages by the thousand.
+    static let maxValueBytes = 64 << 10
+    /// The longest name, in UTF-8 bytes (as for WebViewJavascriptBridge's handler names).
+    static let maxNameBytes = 128
+
+    static func isValidName(_ name: String) -> Bool {
+        (1...maxNameBytes).contains(name.utf8.count)
+            && !name.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// The bytes of values kept for names nobody listens to yet, all names together.
+    static let maxPendingBytes = 1 << 20
     static let droppedAdvice =
         "a page message was dropped: nobody listens to its name and too many are waiting; call "
         + "container.messages(name) before the page posts"
@@ -53,17 +67,22 @@ final class PageMessageFanOut: Sendable {
     private struct State {
         var listeners: [String: [UUID: AsyncStream<PageMessage>.Continuation]] = [:]
         var pending: [String: [PageMessage]] = [:]
+        var pendingBytes = 0
+        /// Name → the bytes of its kept messages, taken off `pendingBytes` when a listener takes them.
+        var pendingSizes: [String: Int] = [:]
         var finished = false
     }
     private let state = Mutex(State())
-    private let logger = Logger(label: "hybrid.container")
+    let logger = Logger(label: "hybrid.container")
 
     func stream(_ name: String) -> AsyncStream<PageMessage> {
         let (stream, continuation) = AsyncStream<PageMessage>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         let (pending, finished) = state.withLock { state in
             if !state.finished { state.listeners[name, default: [:]][id] = continuation }
-            return (state.pending.removeValue(forKey: name) ?? [], state.finished)
+            let pending = state.pending.removeValue(forKey: name) ?? []
+            state.pendingBytes -= state.pendingSizes.removeValue(forKey: name) ?? 0
+            return (pending, state.finished)
         }
         for message in pending { continuation.yield(message) }
         if finished { continuation.finish() }
@@ -73,7 +92,10 @@ final class PageMessageFanOut: Sendable {
         return stream
     }
 
-    func deliver(_ message: PageMessage) {
+    /// Hands `message` to the name's listeners, or keeps it for the first one; false when it was dropped (nobody
+    /// listens and the bounds on what waits are reached).
+    @discardableResult
+    func deliver(_ message: PageMessage, size: Int = 0) -> Bool {
         enum Outcome { case delivered([AsyncStream<PageMessage>.Continuation]), kept, dropped }
         let outcome = state.withLock { state -> Outcome in
             if let listeners = state.listeners[message.name], !listeners.isEmpty {
@@ -81,9 +103,12 @@ final class PageMessageFanOut: Sendable {
             }
             let known = state.pending[message.name] != nil
             guard !state.finished, (known || state.pending.count < Self.pendingNames),
-                state.pending[message.name, default: []].count < Self.pendingPerName
+                state.pending[message.name, default: []].count < Self.pendingPerName,
+                state.pendingBytes + size <= Self.maxPendingBytes
             else { return .dropped }
             state.pending[message.name, default: []].append(message)
+            state.pendingBytes += size
+            state.pendingSizes[message.name, default: 0] += size
             return .kept
         }
         switch outcome {
@@ -93,13 +118,20 @@ final class PageMessageFanOut: Sendable {
             logger.warning(
                 "\(Self.droppedAdvice)", metadata: ["name": "\(message.name)", "origin": "\(message.origin)"])
         }
+        if case .dropped = outcome { return false }
+        return true
     }
+
+    /// Bytes of values kept for names nobody listens to yet (for tests and diagnostics).
+    var pendingBytes: Int { state.withLock { $0.pendingBytes } }
 
     /// Ends every listener's sequence (the container closed).
     func finish() {
         let listeners = state.withLock { state in
             state.finished = true
             state.pending.removeAll()
+            state.pendingBytes = 0
+            state.pendingSizes.removeAll()
             defer { state.listeners.removeAll() }
             return state.listeners.values.flatMap(\.values)
         }
@@ -111,13 +143,59 @@ final class PageMessageFanOut: Sendable {
         // The bridge holds the module, the container the fan-out: no cycle.
         BridgeModule(moduleName, access: access) { module in
             module.method("post") { (posted: Posted, context) in
-                fanOut.deliver(
-                    PageMessage(
-                        name: posted.name, value: posted.value ?? .null, origin: context.origin,
-                        isMainFrame: context.isMainFrame))
+                // The name reaches the host's log: a control character in it (a newline) could forge log lines.
+                guard isValidName(posted.name) else {
+                    let advice =
+                        "a page message's name is 1 to \(maxNameBytes) bytes of text without control characters"
+                    fanOut.logger.warning(
+                        "page message refused: \(advice)", metadata: ["origin": "\(context.origin)"])
+                    throw BridgeError.badArguments(advice)
+                }
+                let value = posted.value ?? .null
+                let size = Self.size(of: value, limit: maxValueBytes) + posted.name.utf8.count
+                guard size <= maxValueBytes else {
+                    let advice =
+                        "a page message carries at most \(maxValueBytes) bytes of JSON; send larger data through a "
+                        + "module's method (it can take Data)"
+                    fanOut.logger.warning(
+                        "page message refused: \(advice)",
+                        metadata: ["origin": "\(context.origin)", "size": "\(size)"])
+                    throw BridgeError.badArguments(advice)
+                }
+                let message = PageMessage(
+                    name: posted.name, value: value, origin: context.origin, isMainFrame: context.isMainFrame)
+                guard fanOut.deliver(message, size: size) else {
+                    throw BridgeError.denied(
+                        "the host does not listen for '\(posted.name)' and the messages waiting for it fill the "
+                            + "container's bound; the host should call container.messages(name) before the page posts")
+                }
                 return NoArguments()
             }
         }
+    }
+
+    /// About the length of `value` as JSON text (strings and names by their UTF-8, each number as 8 bytes), counted
+    /// until it passes `limit`.
+    static func size(of value: JSONValue, limit: Int) -> Int {
+        var total = 0
+        var work = [value]
+        while let next = work.popLast(), total <= limit {
+            switch next {
+            case .null, .bool: total += 5
+            case .number: total += 8
+            case .string(let text): total += text.utf8.count + 2
+            case .array(let items):
+                total += 2 + items.count
+                work.append(contentsOf: items)
+            case .object(let members):
+                total += 2
+                for (key, member) in members {
+                    total += key.utf8.count + 4
+                    work.append(member)
+                }
+            }
+        }
+        return total
     }
 
     private struct Posted: Decodable {

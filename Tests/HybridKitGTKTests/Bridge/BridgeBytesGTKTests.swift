@@ -57,6 +57,11 @@ import Testing
         }
     }
 
+    /// Callable by the main frame of `bt://main` only.
+    static let mainFrameOnly = BridgeModule("mainOnly", access: .origins("bt://main")) { module in
+        module.method("size") { (data: Data, _) in data.count }
+    }
+
     /// A page at `bt://main/` with an iframe of another origin (`bt://other/`) that fetches what it is told to and
     /// reports the status, and a sandboxed (opaque-origin) one that does the same.
     static let pages: [String: String] = [
@@ -86,16 +91,23 @@ import Testing
         """,
         "main/frame.html": Self.frame,
         "other/frame.html": Self.frame,
+        // A real client page's policy that names only its own origin for fetches: the runtime's fetches of the
+        // bridge's scheme are the engine's to refuse.
+        "main/csp.html": """
+        <!doctype html><meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="connect-src 'self'">
+        <body>csp</body>
+        """,
     ]
 
     static let frame = """
         <!doctype html><script>
         window.addEventListener('message', async (e) => {
-          const { id, url, method, size, call } = e.data;
+          const { id, url, method, size, call, module } = e.data;
           let result;
           try {
             if (call) {
-              result = { value: await hybrid.call('bin', call, new Uint8Array(size)) };
+              result = { value: await hybrid.call(module || 'bin', call, new Uint8Array(size)) };
             } else {
               const r = await fetch(url, { method: method || 'GET', body: size ? new Uint8Array(size) : undefined });
               result = { status: r.status, size: (await r.arrayBuffer()).byteLength };
@@ -117,7 +129,7 @@ import Testing
     static func open(_ configure: (inout BridgeConfiguration) -> Void = { _ in }) async throws -> TestPage {
         var configuration = BridgeConfiguration()
         configure(&configuration)
-        let page = try TestPage(modules: [Self.module], configuration: configuration)
+        let page = try TestPage(modules: [Self.module, Self.mainFrameOnly], configuration: configuration)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-bytes-\(UUID().uuidString)")
         for (path, html) in Self.pages {
             let file = root.appendingPathComponent(path)
@@ -129,6 +141,19 @@ import Testing
         try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html"))))
         try await page.waitFor("window.hybrid && hybrid.isReady && document.readyState === 'complete'")
         return page
+    }
+
+    /// Runs `script` (an async function body returning a JSON value) in the page and returns what it returned.
+    @GTKActor
+    static func run<T: Decodable>(_ page: TestPage, _ script: String, as type: T.Type = T.self) async throws -> T {
+        _ = try await page.view.evaluateJavaScript(
+            """
+            window.__ran = undefined;
+            (async () => { \(script) })().then((v) => { window.__ran = { v }; }, (e) => { window.__ran = { v: 'threw ' + e }; });
+            true
+            """)
+        try await page.waitFor("window.__ran !== undefined", timeout: .seconds(60))
+        return try await page.evaluate("window.__ran.v")
     }
 
     @GTKActor
@@ -326,6 +351,186 @@ import Testing
         #expect(await bridge.pendingCallCount == 0)
         #expect(await bridge.awaitedUploadCount == 0)
         #expect(bridge.redemptions.heldBytes == 0)
+    }
+
+    /// Arguments that refer to themselves, or share one object many times, are walked once: a cycle is refused with
+    /// `bad_arguments` as JSON would refuse it, and shared bytes arrive once per place. (The runtime used to look for
+    /// bytes in every path through such a graph: two self-references made it 2^64 paths, and the page hung.)
+    @Test(.timeLimit(.minutes(2))) @GTKActor func cyclicAndSharedArgumentsAreRefusedOrSentNeverHung() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        struct Outcome: Decodable, Equatable {
+            let cyclicWithBytes: String
+            let cyclicWithout: String
+            let sharedSizes: [Int]
+            let sharedJoined: [Int]
+        }
+        let outcome: Outcome = try await Self.run(
+            page,
+            """
+            const code = (p) => p.then(() => 'answered', (e) => e.code);
+            const a = { name: 'c', data: new Uint8Array(3), more: [] };
+            a.self = a; a.again = a;
+            const b = { name: 'c' };
+            b.self = b; b.again = b;
+            const shared = new Uint8Array([4, 5]);
+            const echoed = await hybrid.call('bin', 'echo', { name: 's', data: shared, more: [shared, shared] });
+            return { cyclicWithBytes: await code(hybrid.call('bin', 'echo', a)),
+              cyclicWithout: await code(hybrid.call('bin', 'echo', b)),
+              sharedSizes: echoed.sizes, sharedJoined: Array.from(new Uint8Array(echoed.joined)) };
+            """)
+        #expect(
+            outcome
+                == Outcome(
+                    cyclicWithBytes: "bad_arguments", cyclicWithout: "bad_arguments", sharedSizes: [2, 2, 2],
+                    sharedJoined: [4, 5, 4, 5]))
+        #expect(await page.page.bridge.awaitedUploadCount == 0, "a refused call leaves no upload awaited")
+    }
+
+    /// Byte values a page shapes to mislead: each is refused with a typed error or sent as the bytes it really
+    /// holds; none crashes, hangs, or makes native read other bytes than the call announced.
+    @Test @GTKActor func hostileByteValuesAreRefusedOrSentAsTheyAre() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        let outcome: [String: String] = try await Self.run(
+            page,
+            """
+            const out = {};
+            const code = async (name, p) => { try { out[name] = 'value ' + JSON.stringify(await p); } catch (e) { out[name] = e.code; } };
+            const detached = new ArrayBuffer(8);
+            structuredClone(detached, { transfer: [detached] });
+            await code('detached', hybrid.call('bin', 'size', detached));
+            const later = new ArrayBuffer(1000);
+            const laterCall = hybrid.call('bin', 'size', later);
+            structuredClone(later, { transfer: [later] });
+            await code('detachedAfterTheCall', laterCall);
+            await code('proxy', hybrid.call('bin', 'size', new Proxy(new ArrayBuffer(4), {})));
+            const throwing = new Uint8Array(10);
+            Object.defineProperty(throwing, 'byteLength', { get() { throw new Error('no'); } });
+            await code('throwingByteLength', hybrid.call('bin', 'size', throwing));
+            const lying = new Uint8Array(10);
+            Object.defineProperty(lying, 'byteLength', { get() { return 3; } });
+            await code('lyingByteLengthOfTwoParts', hybrid.call('bin', 'echo', { name: 'l', data: lying, more: [lying] }));
+            class Huge extends Uint8Array { get byteLength() { return 1e12; } }
+            await code('hugeSubclass', hybrid.call('bin', 'size', new Huge(4)));
+            class Negative extends Uint8Array { get byteLength() { return -5; } }
+            await code('negativeSubclass', hybrid.call('bin', 'echo', { name: 'n', data: new Negative(4), more: [new Uint8Array(1)] }));
+            class Fractional extends Uint8Array { get byteLength() { return 1.5; } }
+            await code('fractionalSubclass', hybrid.call('bin', 'echo', { name: 'f', data: new Fractional(4), more: [new Uint8Array(1)] }));
+            class LyingBlob extends Blob { arrayBuffer() { return Promise.resolve(new ArrayBuffer(1)); } get size() { return 1; } }
+            await code('blobSubclass', hybrid.call('bin', 'size', new LyingBlob(['abc'])));
+            await code('dataView', hybrid.call('bin', 'size', new DataView(new ArrayBuffer(16), 4, 8)));
+            out.sharedArrayBuffer = typeof SharedArrayBuffer;
+            return out;
+            """)
+        #expect(
+            outcome == [
+                "detached": "value 0", "detachedAfterTheCall": "bad_arguments", "proxy": "bad_arguments",
+                "throwingByteLength": "bad_arguments", "lyingByteLengthOfTwoParts": "bad_arguments",
+                "hugeSubclass": "bad_arguments", "negativeSubclass": "bad_message", "fractionalSubclass": "bad_message",
+                "blobSubclass": "value 3", "dataView": "value 8", "sharedArrayBuffer": "undefined",
+            ], "\(outcome)")
+        try await waitUntil(timeout: .seconds(40)) { await page.page.bridge.pendingCallCount == 0 }
+        #expect(page.page.bridge.redemptions.heldBytes == 0)
+    }
+
+    /// A binary call is admitted by the module's access exactly as a JSON call: a same-origin subframe calling a
+    /// module that allows the main frame only, and a frame of another origin, are refused with `denied` before any
+    /// upload id is issued, and the main frame's call goes through.
+    @Test @GTKActor func aBinaryCallIsAdmittedByAccessAsAnyCall() async throws {
+        let page = try await Self.open()
+        defer { page.close() }
+        let same = try await Self.ask(page, "same", "{ call: 'size', size: 10, module: 'mainOnly' }")
+        #expect(same.error == "denied", "a same-origin subframe: \(same)")
+        let other = try await Self.ask(page, "other", "{ call: 'size', size: 10, module: 'mainOnly' }")
+        #expect(other.error == "denied", "another origin's frame: \(other)")
+        let otherOnBin = try await Self.ask(page, "other", "{ call: 'size', size: 10 }")
+        #expect(otherOnBin.error == "denied", "another origin's frame on a module naming bt://main: \(otherOnBin)")
+        #expect(await page.page.bridge.awaitedUploadCount == 0, "no upload id was issued")
+        let main: Int = try await Self.run(page, "return await hybrid.call('mainOnly', 'size', new Uint8Array(10));")
+        #expect(main == 10)
+    }
+
+    /// Many binary calls at once cannot make native hold more than `maxBinaryBytesInFlight` of their bytes (each
+    /// upload is copied whole into the app, and a running method holds it): a call past it is refused with `denied`
+    /// before its bytes move, and calls go through again once the others are answered.
+    @Test @GTKActor func concurrentUploadsAreBoundedInBytes() async throws {
+        let page = try await Self.open {
+            $0.limits.maxBinaryBytes = 1 << 20
+            $0.limits.maxBinaryBytesInFlight = 2 << 20
+        }
+        defer { page.close() }
+        let bridge = page.page.bridge
+        _ = try await page.view.evaluateJavaScript(
+            """
+            const buffer = new ArrayBuffer(1 << 20);
+            window.held = [hybrid.call('bin', 'hold', buffer).catch(() => {}), hybrid.call('bin', 'hold', buffer).catch(() => {})];
+            true
+            """)
+        try await waitUntil(timeout: .seconds(20)) {
+            let pending = await bridge.pendingCallCount
+            let awaited = await bridge.awaitedUploadCount
+            return pending == 2 && awaited == 0
+        }
+        let refused: [String] = try await Self.run(
+            page,
+            """
+            const code = (p) => p.then((v) => 'answered ' + v, (e) => e.code);
+            return [await code(hybrid.call('bin', 'size', new ArrayBuffer(1 << 20))),
+              await code(hybrid.call('bin', 'size', new Uint8Array(10))), await code(hybrid.call('bin', 'make', 10).then((b) => b.byteLength))];
+            """)
+        #expect(refused == ["denied", "denied", "answered 10"], "bytes to the page are not uploads: \(refused)")
+        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html?again"))))
+        try await page.waitFor("window.hybrid && hybrid.isReady && document.readyState === 'complete' && !window.held")
+        let again: String = try await Self.run(
+            page, "return String(await hybrid.call('bin', 'size', new ArrayBuffer(1 << 20)));")
+        #expect(again == "1048576")
+    }
+
+    /// A client page whose Content-Security-Policy does not allow the bridge's scheme cannot fetch bytes: its call
+    /// fails with an error that says what to add to the policy, and the bytes it never redeemed, however many calls
+    /// made them, stay within `maxHeldBinaryValues` and are freed at `byteRedemptionTimeout`. Its uploads never
+    /// arrive either: the call waits for them no longer than `byteRedemptionTimeout`, even with no call timeout
+    /// (it used to wait until the page navigated).
+    @Test @GTKActor func bytesAPageNeverRedeemsAreBoundedAndFreed() async throws {
+        let page = try await Self.open {
+            $0.limits.maxHeldBinaryValues = 8
+            $0.limits.byteRedemptionTimeout = .seconds(3)
+            $0.limits.callTimeout = nil
+        }
+        defer { page.close() }
+        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/csp.html"))))
+        try await page.waitFor(
+            "window.hybrid && hybrid.isReady && document.body && document.body.textContent === 'csp'")
+        let outcome: [String] = try await Self.run(
+            page,
+            """
+            const codes = [];
+            for (let i = 0; i < 20; i++) {
+              try { await hybrid.call('bin', 'make', 0); codes.push('answered'); }
+              catch (e) { codes.push(e.code + (e.message.includes('connect-src') ? ' (csp)' : '')); }
+            }
+            return codes;
+            """)
+        let redemptions = page.page.bridge.redemptions
+        #expect(outcome == Array(repeating: "internal (csp)", count: 8) + Array(repeating: "denied", count: 12))
+        #expect(redemptions.count == 8, "bytes nobody fetched are held up to the bound, no further")
+        try await waitUntil(timeout: .seconds(30)) { redemptions.count == 0 }
+        #expect(redemptions.heldBytes == 0)
+
+        let upload: String = try await Self.run(
+            page,
+            """
+            try { await hybrid.call('bin', 'size', new Uint8Array(10)); return 'answered'; }
+            catch (e) { return e.code + (e.message.includes('connect-src') ? ' (csp)' : ''); }
+            """)
+        #expect(upload == "internal (csp)")
+        let bridge = page.page.bridge
+        try await waitUntil(timeout: .seconds(30)) {
+            let awaited = await bridge.awaitedUploadCount
+            let pending = await bridge.pendingCallCount
+            return awaited == 0 && pending == 0
+        }
     }
 }
 

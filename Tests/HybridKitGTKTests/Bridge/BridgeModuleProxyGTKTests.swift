@@ -2,6 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridTestSupport
 import Synchronization
 import Testing
 
@@ -219,6 +220,59 @@ import Testing
         #expect(outcome.stillNative)
         #expect(!outcome.has && outcome.keys.isEmpty && outcome.prototypeIsNull)
         #expect(Self.ran.withLock { $0 } == ["add", "peek", "count"])
+    }
+
+    /// Names of every shape: a name is read once, as `String(name)`, and must then be a module name; a proxy of a module
+    /// this page may not call, or of one that does not exist, is refused exactly as `hybrid.call` is (same code, same
+    /// message) and the host's log says what to change.
+    @Test @GTKActor func oddNamesAndRefusedModulesGoAsHybridCallGoes() async throws {
+        let logs = LogCapture.installed()
+        logs.reset()
+        let page = try await page()
+        defer { page.close() }
+        struct Outcome: Decodable, Equatable {
+            let objectNameIsTheSameProxy: Bool
+            let badNames: [String]
+            let refusals: [[String]]
+        }
+        let outcome: Outcome = try await page.settle(
+            """
+            (async () => {
+              let reads = 0;
+              const named = { toString() { reads++; return reads === 1 ? 'shop' : 'vault'; } };
+              const objectNameIsTheSameProxy = hybrid.module(named) === hybrid.module('shop');
+              const badNames = [];
+              for (const name of [42, Symbol('shop'), 'a'.repeat(65), '', 'shop.add(1)', null, undefined]) {
+                try { hybrid.module(name); badNames.push('accepted'); } catch (e) { badNames.push(e.constructor.name); }
+              }
+              const outcome = (p) => p.then((v) => ['answered', String(v)], (e) => [e.code, e.message]);
+              const refusals = [];
+              for (const [module, method] of [['vault', 'open'], ['__proto__', 'x'], ['constructor', 'x'],
+                ['shop', 'm'.repeat(65)], ['hasOwnProperty', 'open']]) {
+                refusals.push(await outcome(hybrid.module(module)[method]()));
+                refusals.push(await outcome(hybrid.call(module, method)));
+              }
+              return { objectNameIsTheSameProxy, badNames, refusals };
+            })()
+            """)
+        #expect(outcome.objectNameIsTheSameProxy, "the name was read once")
+        // null and undefined read as the names 'null' and 'undefined', which are module names (native knows none).
+        #expect(outcome.badNames == Array(repeating: "TypeError", count: 5) + ["accepted", "accepted"])
+        #expect(outcome.refusals.count == 10)
+        for pair in stride(from: 0, to: outcome.refusals.count, by: 2) {
+            #expect(outcome.refusals[pair] == outcome.refusals[pair + 1], "proxy vs hybrid.call: \(outcome.refusals)")
+        }
+        #expect(
+            outcome.refusals.map { $0.first ?? "" } == [
+                "denied", "denied", "unknown_module", "unknown_module", "unknown_module", "unknown_module",
+                "bad_message",
+                "bad_message", "unknown_module", "unknown_module",
+            ])
+        #expect(
+            logs.messages("hybrid.bridge").contains {
+                $0.hasPrefix("bridge call refused:") && $0.contains("name its origin in the module's access")
+            }, "the host hears why the proxy's call was refused: \(logs.messages("hybrid.bridge"))")
+        #expect(Self.ran.withLock { $0 }.isEmpty)
     }
 }
 #endif

@@ -1,9 +1,10 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
-import HybridKit
 import HybridKitGTK
 import HybridTestServers
 import Testing
+
+@testable import HybridKit
 
 /// A page that replaces every built-in the request hooks could touch, after they ran, in real WebKitGTK.
 ///
@@ -256,6 +257,43 @@ import Testing
             try await page.evaluate(
                 "(String.prototype.trim.call('0123456789abcdef0123456789abcdef'), window.__traps.sawKeyShapedString())",
                 as: Bool.self), "the search is blind")
+    }
+
+    static let bytes = BridgeModule("bytes", access: .origins("app://demo")) { module in
+        module.method("reverse") { (data: Data, _) async throws -> Data in Data(data.reversed()) }
+        module.method("parts") { (parts: [Data], _) async throws -> [Data] in parts.map { Data($0.reversed()) } }
+    }
+
+    /// Binary values with every built-in replaced after the runtime ran: the ids of uploads and downloads
+    /// (32 hex digits, like the bridge's keys) pass through no trap, and the bytes still arrive both ways. The
+    /// runtime used to check ids with `RegExp.prototype.test`, collect them in a `Set`, and look for a batch with
+    /// `Array.isArray`, each handing every id to the page.
+    @Test @GTKActor func noReplacedBuiltInSeesABytesID() async throws {
+        let page = try await TestPage.ready(modules: [Self.bytes])
+        defer { page.close() }
+        _ = try await page.view.evaluateJavaScript(Self.traps + "; true")
+        #expect(try await page.evaluate("window.__traps.replaced > 300", as: Bool.self))
+        _ = try await page.view.evaluateJavaScript(
+            """
+            window.__bytes = null;
+            (async () => {
+              const one = await hybrid.call('bytes', 'reverse', new Uint8Array([1, 2, 3]));
+              const many = await hybrid.call('bytes', 'parts', [new Uint8Array([4, 5]).buffer, new Blob([new Uint8Array([6, 7])])]);
+              return [Array.from(new Uint8Array(one)), ...many.map((b) => Array.from(new Uint8Array(b)))];
+            })().then((v) => { window.__bytes = JSON.stringify(v); }, (e) => { window.__bytes = 'failed: ' + (e && e.code) + ' ' + (e && e.message); });
+            true
+            """)
+        try await page.waitFor("window.__bytes !== null")
+        #expect(try await page.evaluate("window.__bytes", as: String.self) == "[[3,2,1],[5,4],[7,6]]")
+        #expect(try await page.evaluate("window.__traps.fired > 0", as: Bool.self), "the traps ran")
+        #expect(
+            try await page.evaluate("window.__traps.sawKeyShapedString()", as: Bool.self) == false,
+            "a replaced built-in saw the id of bytes")
+        #expect(
+            try await page.evaluate(
+                "(RegExp.prototype.test.call(/x/, '0123456789abcdef0123456789abcdef'), window.__traps.sawKeyShapedString())",
+                as: Bool.self), "the search is blind")
+        #expect(page.page.bridge.redemptions.heldBytes == 0)
     }
 }
 #endif

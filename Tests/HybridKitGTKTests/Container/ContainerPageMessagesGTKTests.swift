@@ -1,8 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
-import HybridKit
 import HybridKitGTK
 import Testing
+
+@testable import HybridKit
 
 /// A page posts a message the host awaits, without a module of its own, in real WebKitGTK; the container's rule
 /// decides which origins and frames may post, as a module's access does.
@@ -113,6 +114,64 @@ extension ContainerGTKTests {
                 #expect(error == .timedOut("never", .milliseconds(300)))
                 #expect("\(error)".contains("hybrid.post('never'"))
             }
+        }
+
+        /// A page that posts faster than the host reads, or to names nobody reads, holds bounded memory natively: a
+        /// value over 64 KB is refused (`bad_arguments`), and what waits for names nobody listens to stops at 1 MB
+        /// (later posts are refused with `denied`, so the page knows) until a listener takes it.
+        @Test @GTKActor func aFloodOfLargeMessagesNobodyReadsIsBounded() async throws {
+            let container = try Self.makeContainer(.origins("app://demo"))
+            defer { container.close() }
+            try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+            #expect(
+                try await Self.settle("hybrid.post('big', 'x'.repeat(100 * 1024))", in: container) == "bad_arguments")
+            #expect(
+                try await Self.settle("hybrid.post('big', { deep: [['y'.repeat(70 * 1024)]] })", in: container)
+                    == "bad_arguments")
+            _ = try await container.evaluate(
+                """
+                window.__flood = null;
+                (async () => {
+                  const outcomes = [];
+                  for (let i = 0; i < 40; i++) {
+                    outcomes.push(await hybrid.post('flood' + (i % 3), 'z'.repeat(60 * 1024)).then(() => 'ok', (e) => e.code));
+                  }
+                  window.__flood = outcomes;
+                })();
+                true
+                """, as: Bool.self)
+            try await waitUntil(timeout: .seconds(30)) {
+                (try? await container.evaluate("window.__flood !== null", as: Bool.self)) == true
+            }
+            let outcomes = try await container.evaluate("window.__flood", as: [String].self)
+            let kept = outcomes.prefix { $0 == "ok" }.count
+            #expect(kept > 0 && kept < 40, "\(outcomes)")
+            #expect(outcomes.dropFirst(kept).allSatisfy { $0 == "denied" }, "\(outcomes)")
+            #expect(container.pendingPageMessageBytes <= PageMessageFanOut.maxPendingBytes)
+            #expect(container.pendingPageMessageBytes >= kept * 60 * 1024)
+            // A listener takes what waited for its name, which frees room for more.
+            var iterator = try container.messages("flood0").makeAsyncIterator()
+            let first = try #require(await iterator.next())
+            #expect(first.value == .string(String(repeating: "z", count: 60 * 1024)))
+            #expect(container.pendingPageMessageBytes < kept * 60 * 1024)
+            #expect(try await Self.settle("hybrid.post('flood1', 'small')", in: container) == "ok")
+        }
+
+        /// Names reach the host's log and key what waits: one with a control character (a newline could forge a
+        /// log line), an empty one and one over 128 bytes are refused with `bad_arguments`; any other text is a name.
+        @Test @GTKActor func namesOfHostileShapeAreRefused() async throws {
+            let container = try Self.makeContainer(.origins("app://demo"))
+            defer { container.close() }
+            try await container.loadAndWait(try #require(URL(string: "app://demo/test/blank.html")))
+            for name in ["'a\\nforged: log line'", "'tab\\there'", "''", "'x'.repeat(129)", "'\\u0085'"] {
+                #expect(
+                    try await Self.settle("hybrid.post(\(name), 1)", in: container) == "bad_arguments", "\(name)")
+            }
+            for name in ["'checkout ✓'", "'__proto__'", "'constructor'", "'x'.repeat(128)"] {
+                #expect(try await Self.settle("hybrid.post(\(name), 1)", in: container) == "ok", "\(name)")
+            }
+            var iterator = try container.messages("__proto__").makeAsyncIterator()
+            #expect(try #require(await iterator.next()).value == .number(1))
         }
 
         @Test @GTKActor func withoutARuleListeningIsAConfigurationError() throws {

@@ -4,7 +4,7 @@
 // on its own; it uses from the shared scope:
 //   `config`; from transport.js parseJSON, HybridError, head, send, transmit, state, modules, queued, token,
 //   listeners, jsHandlers; from calls.js settle, toError; from streams.js streamChunk; from state.js STATE_CHANGED,
-//   applyState, applyStateSnapshot; from bytes.js sendUpload, fetchBytesOf; from api.js readyResolve,
+//   applyState, applyStateSnapshot; from bytes.js sendUpload, fetchBytesOf, isArray; from api.js readyResolve,
 //   restoredFromCache, sayHello (read when a message arrives, after api.js ran).
 
 function emit(name, data) {
@@ -75,8 +75,11 @@ let bytesInOrder = null;
 
 /** Handles native → page messages: one message or an array of them, from native only. */
 function dispatch(batch) {
-  const messages = Array.isArray(batch) ? batch : batch ? [batch] : [];
-  for (const m of messages) {
+  // The kept isArray (bytes.js): a batch can hold the ids of bytes, which a page's Array.isArray would be shown.
+  const messages = isArray(batch) ? batch : batch ? [batch] : [];
+  // Indexed, not for…of: that would call the page's Array.prototype[Symbol.iterator] with the batch.
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
     if (!m || typeof m !== 'object') continue;
     // Messages that answer or address one document carry its token: skip those for an earlier document of
     // this frame, or for another frame.

@@ -90,6 +90,10 @@ enum BinaryCoding {
             return .denied(
                 "bytes waiting for pages already fill BridgeLimits.maxHeldBinaryBytes (\(held) of \(limit)); "
                     + "retry once the page has read them")
+        case .tooManyHeld(let held, let limit):
+            return .denied(
+                "\(held) values of bytes already wait for pages, BridgeLimits.maxHeldBinaryValues (\(limit)); "
+                    + "retry once the page has read them, or answer with fewer Data values")
         case .opaqueOrigin:
             return .denied("bytes cannot go to or come from a frame with an opaque origin (a sandboxed frame)")
         }

@@ -30,10 +30,13 @@ extension BridgeEngine {
                         + "not take (see the log)")
             }
             guard sender.origin != "null" else { throw BinaryCoding.error(for: .opaqueOrigin) }
+            try admitBytes(inbound.binaryParts.reduce(0, +), for: key)
             let id = ByteRedemptions.randomID()
-            let (limit, _) = Invocation.limit(of: target, fallback: configuration.limits.callTimeout)
+            // The call's own limit; a call without one still waits for its bytes no longer than bytes wait for a
+            // page (the page's runtime sends them at once), so a page that never sends them cannot hold calls.
+            let (callLimit, _) = Invocation.limit(of: target, fallback: configuration.limits.callTimeout)
+            let limit = callLimit ?? configuration.limits.byteRedemptionTimeout
             let expiry = Task { [weak self] in
-                guard let limit else { return }
                 try? await Task.sleep(for: limit)
                 guard !Task.isCancelled else { return }
                 await self?.uploadExpired(id, after: limit)
@@ -48,6 +51,21 @@ extension BridgeEngine {
         } catch {
             settle(answer, .failure(error), origin: requested)
         }
+    }
+
+    /// Counts a binary call's bytes against ``BridgeLimits/maxBinaryBytesInFlight``, or refuses it.
+    private func admitBytes(_ size: Int, for key: CallKey) throws(BridgeError) {
+        binaryBytesByCall = binaryBytesByCall.filter { calls[$0.key] != nil }
+        let inFlight = binaryBytesByCall.values.reduce(0, +)
+        let limit = configuration.limits.maxBinaryBytesInFlight
+        guard inFlight + size <= limit else {
+            let message =
+                "the binary calls in flight already hold \(inFlight) bytes; with this call's \(size) they would pass "
+                + "BridgeLimits.maxBinaryBytesInFlight (\(limit)): retry once they are answered"
+            logger.warning("binary call refused: \(message)")
+            throw .denied(message)
+        }
+        binaryBytesByCall[key] = size
     }
 
     /// The page's upload arrived: its bytes, from the origin that made the call, or it is refused.

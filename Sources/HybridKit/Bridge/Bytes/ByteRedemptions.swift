@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// Bytes native sends a page, waiting for the page to fetch them from the bridge's scheme
@@ -13,6 +14,7 @@ final class ByteRedemptions: Sendable {
         case unknown
         case tooLarge(size: Int, limit: Int)
         case storeFull(held: Int, limit: Int)
+        case tooManyHeld(held: Int, limit: Int)
         case opaqueOrigin
     }
 
@@ -26,6 +28,7 @@ final class ByteRedemptions: Sendable {
         var held = 0
     }
 
+    private static let logger = Logger(label: "hybrid.bridge")
     private let state = Mutex(State())
     private let registeredAny = Atomic<Bool>(false)
     let limits: BridgeLimits
@@ -52,13 +55,23 @@ final class ByteRedemptions: Sendable {
         }
         let id = Self.randomID()
         let limit = limits.maxHeldBinaryBytes
+        let maxValues = limits.maxHeldBinaryValues
         let stored = state.withLock { state -> Result<Void, Failure> in
             guard state.held + data.count <= limit else { return .failure(.storeFull(held: state.held, limit: limit)) }
+            guard state.entries.count < maxValues else {
+                return .failure(.tooManyHeld(held: state.entries.count, limit: maxValues))
+            }
             state.entries[id] = Entry(owner: owner, data: data)
             state.held += data.count
             return .success(())
         }
-        try stored.get()
+        if case .failure(let failure) = stored {
+            // The page sees `denied`; the host hears which bound was reached and what to change.
+            Self.logger.warning(
+                "bytes for a page refused: \(BinaryCoding.error(for: failure).message)",
+                metadata: ["origin": "\(owner)"])
+            throw failure
+        }
         registeredAny.store(true, ordering: .relaxed)
         // Abandoned bytes (the page never fetched them, or went away) are freed at the limit.
         let timeout = limits.byteRedemptionTimeout
