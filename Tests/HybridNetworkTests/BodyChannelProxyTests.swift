@@ -134,7 +134,10 @@ import Testing
         let good: [String: Any] = ["url": server.url("/echo").absoluteString, "method": "POST", "headers": []]
         let cases: [(String, String, Int)] = [
             ("no key", page.head(port: port, descriptor: good, length: 4, key: ""), 403),
-            ("a wrong key", page.head(port: port, descriptor: good, length: 4, key: String(repeating: "0", count: 32)), 403),
+            (
+                "a wrong key",
+                page.head(port: port, descriptor: good, length: 4, key: String(repeating: "0", count: 32)), 403
+            ),
             ("another origin", page.head(port: port, descriptor: good, length: 4, origin: "https://evil.example"), 403),
             ("an opaque origin", page.head(port: port, descriptor: good, length: 4, origin: "null"), 403),
             (
@@ -153,7 +156,10 @@ import Testing
                 page.head(port: port, descriptor: good.merging(["bodyID": BodyStore.randomID()]) { $1 }, length: 4),
                 400
             ),
-            ("a relative URL", page.head(port: port, descriptor: ["url": "/echo", "method": "POST", "headers": []], length: 4), 400),
+            (
+                "a relative URL",
+                page.head(port: port, descriptor: ["url": "/echo", "method": "POST", "headers": []], length: 4), 400
+            ),
             ("a body over the store's limit", page.head(port: port, descriptor: good, length: 65 << 20), 413),
             (
                 "a rebinding host",
@@ -163,7 +169,8 @@ import Testing
         ]
         for (what, head, status) in cases {
             let exchange = try await RawSocket.send(head, port: port, readFor: .seconds(5))
-            #expect(exchange.response?.status == status, "\(what): \(String(decoding: exchange.received, as: UTF8.self))")
+            #expect(
+                exchange.response?.status == status, "\(what): \(String(decoding: exchange.received, as: UTF8.self))")
             #expect(exchange.closedByServer, "\(what): the connection stays open")
             #expect(exchange.response?.header("Access-Control-Allow-Origin") == nil, "\(what)")
         }
@@ -207,14 +214,21 @@ import Testing
         let port = channel.port
         let cases: [(String, [String: Any], String)] = [
             ("a host not allowed", ["url": "http://evil.example/", "method": "POST", "headers": []], "evil.example"),
-            ("a loopback address", ["url": server.url("/echo").absoluteString, "method": "POST", "headers": []], "127.0.0.1"),
-            ("CONNECT", ["url": "http://localhost:\(server.port)/echo", "method": "CONNECT", "headers": []], "CONNECT"),
+            (
+                "a loopback address", ["url": server.url("/echo").absoluteString, "method": "POST", "headers": []],
+                "127.0.0.1"
+            ),
+            (
+                "CONNECT", ["url": "http://localhost:\(server.port)/echo", "method": "CONNECT", "headers": []],
+                "CONNECT"
+            ),
             ("TRACE", ["url": "http://localhost:\(server.port)/echo", "method": "trace", "headers": []], "trace"),
             ("a file URL", ["url": "file:///etc/passwd", "method": "POST", "headers": []], "file"),
         ]
         for (what, descriptor, mention) in cases {
             let exchange = try await RawSocket.exchange(
-                port: port, chunks: [Data(page.head(port: port, descriptor: descriptor, length: 4).utf8), Data("body".utf8)],
+                port: port,
+                chunks: [Data(page.head(port: port, descriptor: descriptor, length: 4).utf8), Data("body".utf8)],
                 readFor: .seconds(5))
             let response = try #require(exchange.response, "\(what)")
             #expect(response.header("Access-Control-Allow-Origin") == page.origin, "\(what)")
@@ -239,7 +253,10 @@ import Testing
         let descriptor: [String: Any] = ["url": server.url("/echo").absoluteString, "method": "POST", "headers": []]
         let stalled = try await RawSocket.exchange(
             port: port,
-            chunks: [Data(page.head(port: port, descriptor: descriptor, length: 1000).utf8), Data(count: 10), Data(count: 10)],
+            chunks: [
+                Data(page.head(port: port, descriptor: descriptor, length: 1000).utf8), Data(count: 10),
+                Data(count: 10),
+            ],
             pause: .seconds(3), readFor: .seconds(5))
         #expect(stalled.closedByServer && stalled.elapsed < .seconds(3), "\(stalled.elapsed)")
         let head = try #require(Head(stalled.response), "\(String(decoding: stalled.received, as: UTF8.self))")
@@ -248,7 +265,8 @@ import Testing
 
         // Half a body, then the connection closes: nothing stays.
         let cut = try await RawSocket.exchange(
-            port: port, chunks: [Data(page.head(port: port, descriptor: descriptor, length: 1000).utf8), Data(count: 500)],
+            port: port,
+            chunks: [Data(page.head(port: port, descriptor: descriptor, length: 1000).utf8), Data(count: 500)],
             readFor: .milliseconds(300))
         #expect(cut.response == nil)
         for _ in 0..<20 where page.handler.store.count > 0 { try await Task.sleep(for: .milliseconds(100)) }

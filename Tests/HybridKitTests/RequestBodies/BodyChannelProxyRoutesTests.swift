@@ -99,20 +99,24 @@ import Testing
         #expect(refusal(request(length: nil)) == .lengthRequired)
         if case .badDescriptor = refusal(request(descriptor: nil)) {} else { Issue.record("no descriptor opened") }
         if case .badDescriptor = refusal(request(descriptor: "%7Bnot json")) {} else { Issue.record("bad JSON") }
-        if case .badDescriptor = refusal(request(descriptor: Self.descriptor(["url": "relative/path"]))) {} else {
+        if case .badDescriptor = refusal(request(descriptor: Self.descriptor(["url": "relative/path"]))) {
+        } else {
             Issue.record("a relative URL opened")
         }
         // The body is this request's: a descriptor naming a stored body (another request's, say) is refused.
         let stored = try page.store.begin(
             size: 4, contentType: nil, owner: BodyOwner(origin: Self.origin, scope: ObjectIdentifier(page)))
-        if case .badDescriptor = refusal(request(descriptor: Self.descriptor(["bodyID": stored]))) {} else {
+        if case .badDescriptor = refusal(request(descriptor: Self.descriptor(["bodyID": stored]))) {
+        } else {
             Issue.record("a descriptor naming a stored body opened")
         }
         #expect(page.store.count == 1)
         page.store.discard(stored, owner: BodyOwner(origin: Self.origin, scope: ObjectIdentifier(page)))
         // Over the store's limits: refused by its size, before a byte.
-        #expect(refusal(request(length: page.store.limits.maxBodyBytes + 1)) == .store(
-            .bodyTooLarge(size: page.store.limits.maxBodyBytes + 1, limit: page.store.limits.maxBodyBytes)))
+        #expect(
+            refusal(request(length: page.store.limits.maxBodyBytes + 1))
+                == .store(
+                    .bodyTooLarge(size: page.store.limits.maxBodyBytes + 1, limit: page.store.limits.maxBodyBytes)))
         switches.update { $0.proxyEnabled = false }
         #expect(refusal(request()) == .proxyUnavailable)
         switches.update { $0.proxyEnabled = true }
@@ -130,10 +134,11 @@ import Testing
     @Test func theDescriptorReachesTheProxyAsOnTheSchemeAndTheAnswerCarriesItsHead() throws {
         let events = Events()
         let exchange = try routes.openProxy(
-            request(descriptor: Self.descriptor([
-                "headers": [["Content-Type", "text/plain"], ["Cookie", "forged=1"], ["X-Page", "yes"]],
-                "credentials": "include", "redirect": "manual",
-            ]))
+            request(
+                descriptor: Self.descriptor([
+                    "headers": [["Content-Type", "text/plain"], ["Cookie", "forged=1"], ["X-Page", "yes"]],
+                    "credentials": "include", "redirect": "manual",
+                ]))
         ) { events.add($0) }
         // The scripted proxy answered at once, so the exchange ended and let go of its body: later bytes are
         // refused (the connection reads and drops them).
