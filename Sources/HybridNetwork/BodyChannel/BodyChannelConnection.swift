@@ -146,7 +146,8 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
 
     // MARK: Proxy requests
 
-    private func openProxy(_ request: BodyChannelRoutes.Request, head: HTTPRequestHead, context: ChannelHandlerContext) {
+    private func openProxy(_ request: BodyChannelRoutes.Request, head: HTTPRequestHead, context: ChannelHandlerContext)
+    {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
         let exchange: BodyChannelProxy
@@ -236,8 +237,8 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
                 // Cannot happen (an answer has a head), but never leave a half-read request on a kept connection.
                 closeAfter(done.futureResult, context: context)
             }
-            // An answer before the whole body (a server may answer early): the body still streams to the proxy
-            // (it may need it for a redirect) until it ends, then the connection is free again.
+        // An answer before the whole body (a server may answer early): the body still streams to the proxy
+        // (it may need it for a redirect) until it ends, then the connection is free again.
         case .abort:
             // The answer had begun: the page sees its body fail, as with a cut connection.
             proxying.upload?.abandon()
@@ -252,7 +253,11 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         proxying.deadline.cancel()
         guard proxying.keepAlive else {
             state = .closing
-            if let written = proxying.lastWrite { closeAfter(written, context: context) } else { context.close(promise: nil) }
+            if let written = proxying.lastWrite {
+                closeAfter(written, context: context)
+            } else {
+                context.close(promise: nil)
+            }
             return
         }
         state = .idle
@@ -285,8 +290,10 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
                 var fields = HTTPHeaders(headers)
                 fields.add(name: "Connection", value: "close")
                 context.write(
-                    wrapOutboundOut(.head(HTTPResponseHead(
-                        version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields))),
+                    wrapOutboundOut(
+                        .head(
+                            HTTPResponseHead(
+                                version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields))),
                     promise: nil)
             case .data(let data):
                 context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
