@@ -85,8 +85,12 @@ public final class BodiesLab {
     /// Loads `url` and waits until `ready` is true in it.
     public func load(_ url: String, ready: String = "window.conformance") async throws {
         guard let target = URL(string: url) else { throw LabError.script("bad URL \(url)") }
+        // The page being left is marked: loading the URL it already shows must wait for the new document, not
+        // find the old one ready (the next script would run in a page about to go away).
+        _ = try? await view.evaluateJavaScript("window.__labLeaving = true")
         try view.load(EngineRequest(url: target))
-        try await waitFor("\(ready) && location.href === \(Self.quote(url))", timeout: .seconds(30))
+        try await waitFor(
+            "!window.__labLeaving && \(ready) && location.href === \(Self.quote(url))", timeout: .seconds(30))
     }
 
     public func waitFor(_ condition: String, timeout: Duration) async throws {

@@ -40,6 +40,8 @@ public struct BridgeMethod: Sendable {
     static func decode<Args: Decodable>(_ type: Args.Type, from payload: Substring.UTF8View) throws(BridgeError) -> Args
     {
         // Decided here, not by the platform's decoder: a lone surrogate is refused the same way everywhere.
+        // A plain string literal (no escapes, so no lone surrogate either) is its own bytes.
+        if Args.self == String.self, let string = JSONStringFastPath.plainString(payload) as? Args { return string }
         if let escape = JSONShape.loneSurrogateEscape(in: payload) {
             throw .badArguments("arguments hold a lone UTF-16 surrogate (\(escape)); strings must be valid Unicode")
         }
@@ -53,6 +55,7 @@ public struct BridgeMethod: Sendable {
     }
 
     static func encode<Result: Encodable>(_ result: Result) throws(BridgeError) -> String {
+        if let string = result as? String, let literal = JSONStringFastPath.literal(string) { return literal }
         do {
             return String(decoding: try encoder.encode(result), as: UTF8.self)
         } catch let error as BridgeError {

@@ -16,12 +16,16 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     public let inner: any SchemeHandler
     public let store: BodyStore
     public let switches: InterceptionSwitches
-    private let proxy: (any RequestProxying)?
+    let proxy: (any RequestProxying)?
     private let hop: EngineHop
     private let mapURL: @Sendable (URL) -> URL?
     // Tasks handed to the inner handler in a wrapper, and proxied requests in flight, by the engine task's identity.
     private let attached = Mutex<[ObjectIdentifier: AttachedBodyTask]>([:])
     private let proxied = Mutex<[ObjectIdentifier: ProxyFlight]>([:])
+    /// The origins of this view's requests lately (its pages): the body channel takes proxy requests from these
+    /// origins only (see ``BodyChannelRoutes/openProxy(_:events:)``).
+    private let servedOrigins = Mutex<[String]>([])
+    static let servedOriginsKept = 16
 
     /// - Parameters:
     ///   - inner: the handler that serves the scheme once a request's body is attached.
@@ -83,6 +87,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             inner.start(task)
             return
         }
+        noteServed(origin)
         if let reserved = ReservedRequest(url: request.url, method: request.method) {
             if request.bodyWithheld { return reply(task, 403, Self.withheldMessage) }
             guard Self.originHeaderMatches(request, origin) else {
@@ -150,6 +155,19 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             }
         }
     }
+
+    /// Remembers `origin` as one of this view's pages (the most recent few, so memory stays bounded).
+    private func noteServed(_ origin: String) {
+        servedOrigins.withLock { origins in
+            if origins.last == origin { return }
+            origins.removeAll { $0 == origin }
+            origins.append(origin)
+            if origins.count > Self.servedOriginsKept { origins.removeFirst() }
+        }
+    }
+
+    /// Whether a request of this view came lately from `origin` (lower-cased, as ``origin(of:)`` writes it).
+    func served(_ origin: String) -> Bool { servedOrigins.withLock { $0.contains(origin) } }
 
     private func startRewritten(
         _ task: any SchemeTask, request: EngineRequest, redirectMode: ProxiedRequest.RedirectMode,
@@ -247,16 +265,10 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     private func startProxy(_ task: any SchemeTask, owner: BodyOwner) {
         let request = task.request
         guard let proxy, switches.hooksEnabled, switches.proxyEnabled else {
-            return reply(task, 403, "full proxy is not available for this page (no proxy configured or switched off)")
+            return reply(task, 403, Self.proxyUnavailable)
         }
         guard let header = request.header(ReservedRequest.proxyHeader), let descriptor = ProxyDescriptor.decode(header)
         else { return reply(task, 400, "the proxy request has no valid \(ReservedRequest.proxyHeader) header") }
-        guard let target = URL(string: descriptor.url), let scheme = target.scheme?.lowercased() else {
-            return reply(task, 400, "'\(descriptor.url)' is not an absolute URL")
-        }
-        let customScheme = request.url.scheme?.lowercased()
-        let mapped = scheme == customScheme ? mapURL(target) : target
-        guard let realURL = mapped else { return reply(task, 400, "'\(descriptor.url)' stands for no http(s) URL") }
         var body = request.body
         var streamed: StoredBody?
         if let id = descriptor.bodyID {
@@ -270,26 +282,20 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 return reply(task, Self.status(for: error), error.description)
             }
         }
-        let firstParty = descriptor.firstParty.flatMap(URL.init(string:)).map { url in
-            url.scheme?.lowercased() == customScheme ? (mapURL(url) ?? url) : url
+        let inlineType = descriptor.inlineType == true ? request.header("Content-Type") : nil
+        let plan: ProxyPlan
+        switch proxyPlan(
+            descriptor, customScheme: request.url.scheme?.lowercased(), body: body, streamed: streamed,
+            inlineType: inlineType)
+        {
+        case .success(let made): plan = made
+        case .failure(let refusal):
+            streamed?.release()
+            return reply(task, 400, refusal.message)
         }
-        var headers = descriptor.headerPairs
-        if descriptor.inlineType == true, let type = request.header("Content-Type") {
-            headers.append(("Content-Type", type))
-        }
-        var outgoing = ProxiedRequest(
-            url: realURL, method: descriptor.method, headers: headers, body: body,
-            firstParty: firstParty,
-            credentials: descriptor.credentials.flatMap(ProxiedRequest.Credentials.init(rawValue:)) ?? .sameOrigin,
-            redirect: descriptor.redirect.flatMap(ProxiedRequest.RedirectMode.init(rawValue:)) ?? .follow)
-        outgoing.streamedBody = streamed
+        let outgoing = plan.request
+        let backToPage = plan.backToPage
         let key = ObjectIdentifier(task)
-        let backToPage: @Sendable (URL) -> String = { url in
-            guard let customScheme, scheme == customScheme, url.host == realURL.host, url.port == realURL.port,
-                let colon = url.absoluteString.firstIndex(of: ":")
-            else { return url.absoluteString }
-            return customScheme + url.absoluteString[colon...]
-        }
         let hop = self.hop
         let headSent = HeadSent()
         // In the table before the proxy starts: a proxy may report synchronously, and hops check the table.
@@ -314,6 +320,52 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             }
         }
         flight.track(cancelling)
+    }
+
+    static let proxyUnavailable =
+        "full proxy is not available for this page (no proxy configured or switched off)"
+
+    /// What the proxy performs for a descriptor: the same rules whichever way the request came (the scheme's
+    /// `/__hybrid__/proxy` or the body channel's `/proxy`); the proxy itself then applies its policy (hosts,
+    /// addresses, sizes, time) and the Fetch rules for methods and headers, whichever way the request came.
+    struct ProxyPlan {
+        var request: ProxiedRequest
+        /// The URL the page sees for a URL that answered (custom-scheme URLs stay on the custom scheme).
+        var backToPage: @Sendable (URL) -> String
+    }
+
+    struct PlanRefusal: Error {
+        let message: String
+    }
+
+    func proxyPlan(
+        _ descriptor: ProxyDescriptor, customScheme: String?, body: Data?, streamed: StoredBody?, inlineType: String?
+    ) -> Result<ProxyPlan, PlanRefusal> {
+        guard let target = URL(string: descriptor.url), let scheme = target.scheme?.lowercased() else {
+            return .failure(PlanRefusal(message: "'\(descriptor.url)' is not an absolute URL"))
+        }
+        let mapped = scheme == customScheme ? mapURL(target) : target
+        guard let realURL = mapped else {
+            return .failure(PlanRefusal(message: "'\(descriptor.url)' stands for no http(s) URL"))
+        }
+        let firstParty = descriptor.firstParty.flatMap(URL.init(string:)).map { url in
+            url.scheme?.lowercased() == customScheme ? (mapURL(url) ?? url) : url
+        }
+        var headers = descriptor.headerPairs
+        if let inlineType { headers.append(("Content-Type", inlineType)) }
+        var outgoing = ProxiedRequest(
+            url: realURL, method: descriptor.method, headers: headers, body: body,
+            firstParty: firstParty,
+            credentials: descriptor.credentials.flatMap(ProxiedRequest.Credentials.init(rawValue:)) ?? .sameOrigin,
+            redirect: descriptor.redirect.flatMap(ProxiedRequest.RedirectMode.init(rawValue:)) ?? .follow)
+        outgoing.streamedBody = streamed
+        let backToPage: @Sendable (URL) -> String = { url in
+            guard let customScheme, scheme == customScheme, url.host == realURL.host, url.port == realURL.port,
+                let colon = url.absoluteString.firstIndex(of: ":")
+            else { return url.absoluteString }
+            return customScheme + url.absoluteString[colon...]
+        }
+        return .success(ProxyPlan(request: outgoing, backToPage: backToPage))
     }
 
     private func deliver(

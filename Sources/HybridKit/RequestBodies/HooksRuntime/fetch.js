@@ -3,7 +3,7 @@
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
 //   `win`, `config`; from core.js P, INTERNAL, BODY_HEADER, PROXY_HEADER, isRequestObject, kindOf, needsStore,
 //   formHasFiles, ownBytes, bare; from page.js pageURL, planFor, reserved, keyed, keyedFetch, engineFetch; from
-//   upload.js serialize, upload, discard, descriptorHeader.
+//   upload.js serialize, upload, discard, descriptorHeader, proxyOverChannel.
 
 // One hooked fetch per API that uses it, so each follows its own switch.
 function hookedFetch(api) {
@@ -58,6 +58,15 @@ async function fetchHooked(input, init, plan, body, kind) {
   // Full proxy sends a body of up to one chunk on the proxy request itself, except a Blob-backed one when the
   // body channel can take it: the engine sends that without the page reading it first.
   const storeIt = blob && (plan.mode === 'store' || P.blobSize(blob) > config.chunkBytes || (aside && !!config.channel));
+  if (storeIt && plan.mode === 'proxy' && config.channel) {
+    // One exchange: the request and its body go to the body channel together and the answer comes back on it,
+    // instead of a reservation, an upload and a proxy request. Unreachable: the two legs below, unnoticed.
+    const answer = await proxyOverChannel({
+      url: plan.url, method, headers, bodyID: null, credentials: request.credentials, redirect: request.redirect,
+      firstParty: pageURL,
+    }, blob, signal);
+    if (answer) return proxiedResponse(answer, request, plan, method);
+  }
   if (storeIt) {
     let pending = null;
     const failed = (error) => {
@@ -127,6 +136,11 @@ async function fetchHooked(input, init, plan, body, kind) {
       cache: 'no-store',
     }));
   }
+  return proxiedResponse(response, request, plan, method);
+}
+
+// The page's Response for the proxy's answer (from the scheme's proxy path, or rebuilt from the channel's).
+async function proxiedResponse(response, request, plan, method) {
   if (response.headers.get('X-Hybrid-Proxy-Error')) {
     const answer = await response.json().catch(() => ({}));
     throw new TypeError('HybridKit proxy: ' + (answer.error || 'refused'));

@@ -121,7 +121,9 @@ function keyed(headers) {
 }
 
 // The one way a keyed fetch leaves the hooks: `init` is a record they made (see `bare` in core.js), its body null
-// or one `engineSafe` gave, its headers `keyed(...)`; the engine's own fetch is called through the kept function.
+// or one `engineSafe` gave (to the page's own origin), or a Blob to the loopback body channel (never the custom
+// scheme: native reads those bytes off a socket), its headers `keyed(...)`; the engine's own fetch is called
+// through the kept function.
 const keyedFetch = (url, init) => P.fetch(win, url, init);
 
 // The engine's own fetch for a body the hooks do not carry: an engine-safe body (or none) to this page's origin

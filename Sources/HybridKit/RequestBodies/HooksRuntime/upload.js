@@ -3,7 +3,7 @@
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
 //   `win`, `config`; from core.js P, TYPE_HEADER, BODY_HEADER, KEY_HEADER, BODY_KEY, tagOf, ownBytes, bare, HookError,
-//   ChannelUnreachable; from page.js pageURL, reserved, keyed, keyedFetch.
+//   ChannelUnreachable, PROXY_HEADER; from page.js pageURL, reserved, keyed, keyedFetch.
 
 // The bytes and default Content-Type the engine itself would send for `body` (the engine serialises
 // FormData, so multipart boundaries match the Content-Type).
@@ -146,6 +146,40 @@ function sendOverChannel(blob, id, signal, onProgress) {
     });
     P.send(xhr, blob);
   });
+}
+
+// A full-proxy request with its body, in one exchange with the body channel: the descriptor and the key in headers,
+// the Blob as the body (the engine's network process streams it from where its bytes are; native starts the request
+// upstream at the head and sends each byte on as it lands), the proxied answer streamed back on the same exchange.
+// The channel answers 200 with the real head in X-Hybrid-Head (so the engine follows no redirect and asks for no
+// credentials); this returns a response-like record of that head over the channel's body stream. Returns null when
+// the channel could not be reached or refused the head (a network error, before anything went upstream), so the
+// caller sends the request the other way; rejects as the page's fetch would when the page aborted.
+async function proxyOverChannel(descriptor, blob, signal) {
+  let response;
+  try {
+    response = await keyedFetch(config.channel + '/proxy', bare({
+      method: 'POST', body: blob, signal, cache: 'no-store', credentials: 'omit', mode: 'cors', redirect: 'error',
+      referrerPolicy: 'no-referrer',
+      headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor), 'Content-Type': 'application/octet-stream' }),
+    }));
+  } catch (error) {
+    if (P.aborted(signal)) throw error;
+    return null;
+  }
+  const encoded = response.headers.get('X-Hybrid-Head');
+  let head = null;
+  try {
+    head = encoded && P.parseJSON(decodeURIComponent(encoded));
+  } catch (e) { /* reported below */ }
+  if (!head || typeof head.status !== 'number' || !Array.isArray(head.headers)) {
+    if (response.body) response.body.cancel().catch(() => {});
+    throw new TypeError('HybridKit proxy: the body channel answered without a response head');
+  }
+  return {
+    status: head.status, statusText: String(head.statusText || ''), headers: new win.Headers(head.headers),
+    body: response.body, json: () => response.json(),
+  };
 }
 
 function discard(id) {
