@@ -313,7 +313,8 @@ public enum FirstScreenBenchmark {
 
         /// The network page: the package page's HTML with its script from the server.
         static func networkPage(_ query: String) -> String {
-            page.replacingOccurrences(of: "<script src=\"app.js\"></script>", with: "<script src=\"/net/app.js?\(query)\"></script>")
+            page.replacingOccurrences(
+                of: "<script src=\"app.js\"></script>", with: "<script src=\"/net/app.js?\(query)\"></script>")
         }
 
         /// The declarations the package ships, as a host reads them.

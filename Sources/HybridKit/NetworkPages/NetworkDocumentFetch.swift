@@ -170,7 +170,8 @@ final class NetworkDocumentFetch: Sendable {
 
     /// Ends the fetch with `outcome` (the first one wins) and wakes whoever waits.
     func finish(_ outcome: Outcome) {
-        let (waiters, cancel) = state.withLock { state -> ([CheckedContinuation<Outcome, Never>], (any NetworkFetchCancelling)?) in
+        let (waiters, cancel) = state.withLock {
+            state -> ([CheckedContinuation<Outcome, Never>], (any NetworkFetchCancelling)?) in
             guard state.outcome == nil else { return ([], nil) }
             state.outcome = outcome
             defer { state.waiters = [] }

@@ -25,11 +25,15 @@ final class NetworkPageFixture: Sendable {
         try GTKRuntime.shared.start(.headless)
         let log = self.log, headers = self.pageHeaders
         let otherLog = self.otherLog
-        other = try await LoopbackServer.start(serving: URL.temporaryDirectory.appending(path: "none"), host: "127.0.0.2") {
+        other = try await LoopbackServer.start(
+            serving: URL.temporaryDirectory.appending(path: "none"), host: "127.0.0.2"
+        ) {
             router in
             router.get("page") { request, _ in
                 otherLog.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
-                return Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<title>other</title>")))
+                return Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: "<title>other</title>")))
             }
         }
         let otherOrigin = other.origin
@@ -47,7 +51,9 @@ final class NetworkPageFixture: Sendable {
                 return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html("page"))))
             }
             router.get("api") { request, _ in
-                Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "cookie=\(request.headers[.cookie] ?? "")")))
+                Response(
+                    status: .ok, body: .init(byteBuffer: ByteBuffer(string: "cookie=\(request.headers[.cookie] ?? "")"))
+                )
             }
             router.get("old") { request, _ in
                 log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
@@ -66,7 +72,9 @@ final class NetworkPageFixture: Sendable {
             }
             router.get("json") { request, _ in
                 log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
-                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{}")))
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: "{}")))
             }
             // 200 KB of HTML: over a 64 KB bound.
             router.get("big") { request, _ in
@@ -102,7 +110,8 @@ final class NetworkPageFixture: Sendable {
     ) throws -> NetworkPagePrefetcher {
         let fetches = nativeFetches
         let counting: @Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching = { cookies in
-            CountingNetwork(base: network?(cookies) ?? URLSessionNetworkFetcher(timeout: 30, cookies: cookies), log: fetches)
+            CountingNetwork(
+                base: network?(cookies) ?? URLSessionNetworkFetcher(timeout: 30, cookies: cookies), log: fetches)
         }
         return try NetworkPagePrefetcher(
             origins: [server.origin], policy: policy, jar: jar, userAgent: Self.userAgent, network: counting)

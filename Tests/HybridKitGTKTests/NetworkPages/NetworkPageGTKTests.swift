@@ -22,7 +22,10 @@ import Testing
         #expect(with.origin == fixture.server.origin)
         // The response's cookies are in the document (HttpOnly not), sent with a same-origin fetch (HttpOnly too),
         // and in the jar; a cookie for another domain is in neither.
-        #expect(with.cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.sorted() == ["doc=d1", "sid=s1"])
+        #expect(
+            with.cookie.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.sorted() == [
+                "doc=d1", "sid=s1",
+            ])
         #expect(with.fetched.contains("hid=h1") && with.fetched.contains("doc=d1") && with.fetched.contains("sid=s1"))
         #expect(Set(fixture.jar.allCookies().map(\.name)) == ["sid", "doc", "hid"])
         // The charset came with it, and the page's script ran.
@@ -89,7 +92,8 @@ import Testing
     @Test @GTKActor func aFailedNativeFetchChangesNothingForThePage() async throws {
         let fixture = try await NetworkPageFixture()
         defer { fixture.close() }
-        let probe = try await fixture.open("/page?x=1", with: try fixture.prefetcher(network: { _ in FailingNetwork() }))
+        let probe = try await fixture.open(
+            "/page?x=1", with: try fixture.prefetcher(network: { _ in FailingNetwork() }))
         #expect(probe.title == "page ran")
         #expect(probe.cookie.contains("doc=d1"))
         #expect(fixture.requests("GET /page").count == 1)

@@ -30,8 +30,10 @@ import Testing
 
         /// Answers fetch `index`, the response's `Set-Cookie` values handed to the cookie handler first, as
         /// URLSession's fetcher does.
-        func answer(_ index: Int, status: Int = 200, headers: [String: String] = ["Content-Type": "text/html"],
-                    setCookies: [String] = [], body: String = "<p>page</p>") {
+        func answer(
+            _ index: Int, status: Int = 200, headers: [String: String] = ["Content-Type": "text/html"],
+            setCookies: [String] = [], body: String = "<p>page</p>"
+        ) {
             let (request, sink) = fetches.withLock { $0[index] }
             cookies?.storeSetCookies(setCookies, from: request.url, firstParty: nil)
             sink(.response(SchemeResponse(statusCode: status, headers: headers)))
@@ -105,7 +107,9 @@ import Testing
         #expect(sent.url.absoluteString == "https://news.example/a?x=1")
         #expect(sent.header("User-Agent") == "Test/1")
         #expect(sent.header("Accept")?.hasPrefix("text/html") == true)
-        #expect(network.cookies?.cookieHeader(for: sent.url, firstParty: nil, method: "GET", includeHTTPOnly: true) == "sid=s1")
+        #expect(
+            network.cookies?.cookieHeader(for: sent.url, firstParty: nil, method: "GET", includeHTTPOnly: true)
+                == "sid=s1")
         network.answer(
             0, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache", "Date": "x"],
             setCookies: ["doc=d1; Path=/; HttpOnly", "evil=1; Domain=other.example; Path=/"])
@@ -237,12 +241,16 @@ import Testing
 
     @Test func requestsThatAreNotPlainDocumentGETsLoadAsTheyAre() throws {
         let rig = try Rig()
-        try rig.container.load(EngineRequest(url: try Self.url("https://news.example/form"), method: "POST", body: Data("a".utf8)))
+        try rig.container.load(
+            EngineRequest(url: try Self.url("https://news.example/form"), method: "POST", body: Data("a".utf8)))
         var withCookie = EngineRequest(url: try Self.url("https://news.example/a"))
         withCookie.headers = [("Cookie", "x=1")]
         try rig.container.load(withCookie)
         try rig.container.load(try Self.url("https://elsewhere.example/"))
-        #expect(rig.engine.loadLog == ["load https://news.example/form", "load https://news.example/a", "load https://elsewhere.example/"])
+        #expect(
+            rig.engine.loadLog == [
+                "load https://news.example/form", "load https://news.example/a", "load https://elsewhere.example/",
+            ])
         #expect(rig.networks.made.withLock { $0.isEmpty })
     }
 }
