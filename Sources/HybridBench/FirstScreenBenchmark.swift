@@ -45,9 +45,19 @@ public enum FirstScreenBenchmark {
         case pooledWith = "pooled view, prefetch"
         case coldNoData = "cold view, page without its API request"
         case pooledNoData = "pooled view, page without its API request"
+        case networkColdWithout = "network page, cold view, engine loads the HTML"
+        case networkColdWith = "network page, cold view, HTML fetched natively"
+        case networkPooledWithout = "network page, pooled view, engine loads the HTML"
+        case networkPooledWith = "network page, pooled view, HTML fetched natively"
 
-        var pooled: Bool { self == .pooledWithout || self == .pooledWith || self == .pooledNoData }
+        var pooled: Bool {
+            [.pooledWithout, .pooledWith, .pooledNoData, .networkPooledWithout, .networkPooledWith].contains(self)
+        }
         var prefetches: Bool { self == .coldWith || self == .pooledWith }
+        var network: Bool {
+            [.networkColdWithout, .networkColdWith, .networkPooledWithout, .networkPooledWith].contains(self)
+        }
+        var fetchesHTML: Bool { self == .networkColdWith || self == .networkPooledWith }
     }
 
     @GTKActor
@@ -61,23 +71,28 @@ public enum FirstScreenBenchmark {
         defer { Task { await pool.drain() } }
         let signal = PageDoneSignal()
         let prefetcher = try rig.prefetcher()
+        let networkPages = try rig.networkPages()
         let opens = Counter()
 
         func open(_ side: Side) async throws -> Double {
             if side.pooled { try await ContainerBenchmark.waitForIdle(pool) }
             let opens = opens.next()
             let query = side == .coldNoData || side == .pooledNoData ? "r=\(opens)&nodata=1" : "r=\(opens)"
-            guard let url = URL(string: "https://bench.example/?\(query)") else { throw BenchError.pageFailed(query) }
+            let address = side.network ? rig.server.origin + "/net/?\(query)" : "https://bench.example/?\(query)"
+            guard let url = URL(string: address) else { throw BenchError.pageFailed(query) }
+            let features: [any PageFeature] =
+                side.prefetches
+                ? [FirstScreenPrefetch(prefetcher)] : side.fetchesHTML ? [NetworkPagePrefetch(networkPages)] : []
             let configuration = ContainerConfiguration(
                 site: rig.site, messageHandlers: [HostMessageHandler(name: "benchPage", handler: signal)],
-                features: side.prefetches ? [FirstScreenPrefetch(prefetcher)] : [],
-                documentCookies: .automatic(jar: rig.jar))
+                features: features, documentCookies: .automatic(jar: rig.jar))
             var container: HybridContainer?
             defer { container?.close() }
             let start = ContinuousClock.now
             let outcome = try await signal.wait(timeout: .seconds(60)) {
                 // As a host would on the user's tap: the requests start before the view does.
                 if side.prefetches { prefetcher.prefetch(for: url) }
+                if side.fetchesHTML { networkPages.prefetch(for: url) }
                 let made =
                     side.pooled
                     ? try HybridContainer(configuration: configuration, pool: pool)
@@ -104,6 +119,13 @@ public enum FirstScreenBenchmark {
             options.progress?(
                 sides.map { "\($0.rawValue) \(Int(samples[$0]?.last ?? 0)) ms" }.joined(separator: ", ")
                     + ", API round trip \(Int(roundTrips.last ?? 0)) ms")
+        }
+        // One request per network-page open: a second one would be the engine's, after a fallback.
+        let networkOpens = sides.filter(\.network).count * (options.rounds + 1)
+        guard rig.networkHTMLServed.current == networkOpens else {
+            throw BenchError.pageFailed(
+                "\(rig.networkHTMLServed.current) requests for \(networkOpens) network-page opens: some were not "
+                    + "shown from the native fetch (see the warnings)")
         }
         let (firstOpens, secondOpens) = try await cacheOpens(rig, pool: pool, signal: signal, options: options)
         let median = { (side: Side) in ContainerBenchmark.median(samples[side] ?? []) }
@@ -132,6 +154,18 @@ public enum FirstScreenBenchmark {
                 value: median(.pooledWith), unit: "ms",
                 baselineName: "slower of (pooled view, page without its API request) and the API round trip, + 30 ms",
                 baseline: max(median(.pooledNoData), roundTrip) + 30, better: .lower, targetRatio: 1.0),
+            BenchFigure(
+                scenario: scenario, figure: "network page, cold view, HTML fetched natively, median of \(n)",
+                value: median(.networkColdWith), unit: "ms", baselineName: Side.networkColdWithout.rawValue,
+                baseline: median(.networkColdWithout), better: .lower, targetRatio: 0.7),
+            BenchFigure(
+                scenario: scenario, figure: "network page, pooled view, HTML fetched natively, median of \(n)",
+                value: median(.networkPooledWith), unit: "ms", baselineName: Side.networkColdWithout.rawValue,
+                baseline: median(.networkColdWithout), better: .lower, targetRatio: 0.5),
+            BenchFigure(
+                scenario: scenario, figure: "network page, pooled view, HTML fetched natively, median of \(n)",
+                value: median(.networkPooledWith), unit: "ms", baselineName: Side.networkPooledWithout.rawValue,
+                baseline: median(.networkPooledWithout), better: .lower),
             BenchFigure(
                 scenario: scenario,
                 figure: "second open, 2 images + 1 API GET fresh for a minute, HTTP cache, pooled, median of \(n)",
@@ -221,7 +255,7 @@ public enum FirstScreenBenchmark {
                     id: "firstscreen", version: SemanticVersion(major: 1, minor: 0, patch: 0),
                     serves: ["https://bench.example/"]),
                 keyPair: keys, to: zip)
-            let served = self.served
+            let served = self.served, networkHTMLServed = self.networkHTMLServed
             server = try await LoopbackServer.start(serving: work.appending(path: "none")) { router in
                 // Fresh for a minute, after the same 150 ms: what the HTTP cache keeps.
                 router.get("img/:name") { _, _ in
@@ -238,6 +272,20 @@ public enum FirstScreenBenchmark {
                         status: .ok, headers: [.contentType: "application/json", .cacheControl: "max-age=60"],
                         body: .init(byteBuffer: ByteBuffer(string: "{\"items\":[1,2,3]}")))
                 }
+                // The network page: its HTML and script from the server, after the same wait, never cached.
+                router.get("net") { request, _ in
+                    _ = networkHTMLServed.next()
+                    try await Task.sleep(for: delay)
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
+                        body: .init(byteBuffer: ByteBuffer(string: Self.networkPage(request.uri.query ?? ""))))
+                }
+                router.get("net/app.js") { _, _ in
+                    try await Task.sleep(for: delay)
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/javascript", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(string: Self.script)))
+                }
                 router.get("api/feed") { request, _ in
                     try await Task.sleep(for: delay)
                     let round = request.uri.queryParameters.get("r") ?? "-"
@@ -252,6 +300,21 @@ public enum FirstScreenBenchmark {
                 "https://bench.example/",
                 package: .bundled(zip, trustedKey: keys.verificationKey, store: work.appending(path: "store")),
                 developmentServer: origin)
+        }
+
+        /// Requests for the network page's HTML that reached the server.
+        let networkHTMLServed = Counter()
+
+        /// Native fetches of the network page's HTML, from the loopback server.
+        func networkPages() throws -> NetworkPagePrefetcher {
+            try NetworkPagePrefetcher(
+                origins: [server.origin], policy: NetworkPagePolicy(allowsPrivateAddresses: true), jar: jar)
+        }
+
+        /// The network page: the package page's HTML with its script from the server.
+        static func networkPage(_ query: String) -> String {
+            page.replacingOccurrences(
+                of: "<script src=\"app.js\"></script>", with: "<script src=\"/net/app.js?\(query)\"></script>")
         }
 
         /// The declarations the package ships, as a host reads them.

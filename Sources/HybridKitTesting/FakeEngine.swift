@@ -56,6 +56,21 @@ public final class FakeEngine: WebEngine {
     public nonisolated func loadHTML(_ html: String, baseURL: URL?) {
         MainActor.assumeIsolated { loadLog.append("html \(baseURL?.absoluteString ?? "nil")") }
     }
+    /// Documents shown by ``loadSimulatedRequest(_:response:responseData:)``, oldest first.
+    public var simulatedLoads: [(request: EngineRequest, response: SchemeResponse, body: Data)] = []
+    /// Set to play an engine that cannot carry a simulated load (it throws this and loads nothing).
+    public var simulatedLoadRefusal: EngineError?
+    public nonisolated func loadSimulatedRequest(
+        _ request: EngineRequest, response: SchemeResponse, responseData: Data
+    ) throws(EngineError) {
+        let refusal = MainActor.assumeIsolated { () -> EngineError? in
+            if let refusal = simulatedLoadRefusal { return refusal }
+            simulatedLoads.append((request, response, responseData))
+            loadLog.append("simulated \(request.url.absoluteString)")
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
     public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
         MainActor.assumeIsolated { loadLog.append("file \(fileURL.absoluteString)") }
     }

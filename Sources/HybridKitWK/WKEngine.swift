@@ -109,6 +109,27 @@ public final class WKEngine: NSObject, WebEngine {
         MainActor.assumeIsolated { if !closed { _ = webView.loadHTMLString(html, baseURL: baseURL) } }
     }
 
+    /// `loadSimulatedRequest(_:response:responseData:)`, which WebKit runs through its document loader as a
+    /// network response: the status and every header go with it (CSP and the other document-level headers apply).
+    public nonisolated func loadSimulatedRequest(
+        _ request: EngineRequest, response: SchemeResponse, responseData: Data
+    ) throws(EngineError) {
+        let refusal = MainActor.assumeIsolated { () -> EngineError? in
+            guard !closed else { return .viewClosed }
+            var urlRequest = URLRequest(url: request.url)
+            urlRequest.httpMethod = request.method
+            for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+            guard
+                let answer = HTTPURLResponse(
+                    url: request.url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
+                    headerFields: response.headers)
+            else { return .unsupported("a simulated response Foundation cannot represent") }
+            _ = webView.loadSimulatedRequest(urlRequest, response: answer, responseData: responseData)
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
+
     public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
         MainActor.assumeIsolated {
             if !closed { _ = webView.loadFileURL(fileURL, allowingReadAccessTo: directory) }

@@ -210,6 +210,23 @@ import WebKitStandIn
         #expect(try await !engine.cookieStore.cookies(for: nil).contains { $0.name == "wk-clear" })
     }
 
+    /// `loadSimulatedRequest` through WKWebView's API (the stand-in on WebKitGTK): the document has the request's
+    /// URL and origin, and its charset.
+    @Test func aSimulatedLoadShowsTheDocumentUnderItsRealURL() async throws {
+        try Self.installGTKBackend()
+        let engine = try WKEngineFactory().makeEngine()
+        defer { engine.close() }
+        let url = try #require(URL(string: "https://news.invalid/a?x=1"))
+        try engine.loadSimulatedRequest(
+            EngineRequest(url: url),
+            response: SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/html; charset=utf-8"]),
+            responseData: Data("<title>sim</title><p>é</p>".utf8))
+        #expect(try await waitUntil { await evaluate(engine, "document.title") == #""sim""# })
+        #expect(await evaluate(engine, "location.href") == #""https://news.invalid/a?x=1""#)
+        #expect(await evaluate(engine, "self.origin") == #""https://news.invalid""#)
+        #expect(await evaluate(engine, "document.body.innerText") == #""é""#)
+    }
+
     @Test func evaluateJavaScriptOffTheMainActorReachesGTK() async throws {
         try Self.installGTKBackend()
         let engine = try WKEngineFactory().makeEngine()

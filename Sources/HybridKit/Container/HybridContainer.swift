@@ -48,6 +48,8 @@ public final class HybridContainer {
     private var servedSchemes: Set<String> = []
     /// First-screen prefetch, when the page has it: loads start the page's prefetches.
     private var prefetchAnswers: PrefetchAnswers?
+    /// Network pages fetched natively, when the page has it: loads of their origins are shown from the fetch.
+    private var networkPages: NetworkPageHandOver?
 
     /// A page in a new web view.
     public convenience init(configuration: ContainerConfiguration, factory: any WebEngineFactory) throws {
@@ -155,6 +157,9 @@ public final class HybridContainer {
         remoteConfigStatus = assembly.services[RemoteConfigStatusKey.self]
         packageRoute = assembly.services.packageRoute
         prefetchAnswers = assembly.services[PrefetchAnswersKey.self]
+        networkPages = assembly.services[NetworkPagesKey.self].map {
+            NetworkPageHandOver(engine: engine, prefetcher: $0)
+        }
         servedSchemes = Set(assembly.schemeHandlers.keys.map { $0.lowercased() })
         for script in assembly.userScripts { engine.addUserScript(script) }
         for host in configuration.messageHandlers {
@@ -249,6 +254,9 @@ public final class HybridContainer {
         // Before the engine starts: the prefetches run while the view loads.
         prefetchAnswers?.pageWillOpen(request.url)
         recovery?.assumeIsolated { [request] in $0.hostWillLoad(.request(request)) }
+        // A network page: its document is fetched natively while the view starts, then shown (or loaded plainly).
+        let userAgent = configuration.userAgent
+        if let networkPages, networkPages.assumeIsolated({ $0.start(request, userAgent: userAgent) }) { return }
         try engine.load(request)
     }
 
@@ -332,11 +340,13 @@ public final class HybridContainer {
     }
 
     public func loadFile(_ url: URL, allowingReadAccessTo directory: URL) {
+        networkPages?.assumeIsolated { $0.supersede() }
         recovery?.assumeIsolated { $0.hostWillLoad(.file(url, readAccess: directory)) }
         engine.loadFile(url, allowingReadAccessTo: directory)
     }
 
     public func loadHTML(_ html: String, baseURL: URL?) {
+        networkPages?.assumeIsolated { $0.supersede() }
         recovery?.assumeIsolated { $0.hostWillLoad(.html(html, baseURL: baseURL)) }
         engine.loadHTML(html, baseURL: baseURL)
     }
@@ -363,6 +373,7 @@ public final class HybridContainer {
     public func close() {
         guard !closed else { return }
         closed = true
+        networkPages?.assumeIsolated { $0.supersede() }
         for session in sessions.reversed() { session.close() }
         sessions.removeAll()
         page.close()

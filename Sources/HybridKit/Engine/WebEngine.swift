@@ -15,6 +15,15 @@ public protocol WebEngine: AnyObject, Sendable {
     /// (``EngineError/unsupported(_:)``) rather than silently load a different request.
     func load(_ request: EngineRequest) throws(EngineError)
     func loadHTML(_ html: String, baseURL: URL?)
+    /// Shows `responseData` as the main frame's document, as if `request` had been sent and answered with
+    /// `response` (WKWebView's `loadSimulatedRequest(_:response:responseData:)`): the document gets
+    /// `request.url` as its URL and that URL's security origin, and nothing is sent for it. The engine applies
+    /// what it can of `response` as it would apply a network response; one that would lose something it applies
+    /// (a status, a header of ``SimulatedLoadHeaders/documentLayer``) throws ``EngineError/unsupported(_:)``,
+    /// naming it, and loads nothing, so the caller can load `request` the plain way. `Set-Cookie` in `response`
+    /// is not applied: the caller puts cookies in the engine's store first.
+    func loadSimulatedRequest(_ request: EngineRequest, response: SchemeResponse, responseData: Data)
+        throws(EngineError)
     func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL)
     func reload()
     func stopLoading()

@@ -44,6 +44,10 @@ public enum HybridMetrics {
     public static let prefetches = "hybrid_prefetches"
     /// Timer. For each hit, how long the prefetch had been under way when the page asked: the time it saved.
     public static let prefetchSaved = "hybrid_prefetch_saved"
+    /// Counter. Network pages' main documents fetched natively (``NetworkPagePrefetcher``); dimension `outcome`:
+    /// `started`, `shown` (handed to the engine), `fallback` (the engine loaded the page itself; the log says why),
+    /// `waste` (fetched on a tap and never opened, expired or evicted).
+    public static let networkPages = "hybrid_network_pages"
     /// Counter. The HTTP cache of natively fetched responses (``HTTPResponseCache``); dimension `outcome`: `hit`
     /// (answered fresh from the cache), `revalidated` (a 304 refreshed a stored response), `miss` (sent to the
     /// network), `stored`.

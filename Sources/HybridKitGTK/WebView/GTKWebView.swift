@@ -149,6 +149,35 @@ public final class GTKWebView: WebEngine {
         }
     }
 
+    /// `webkit_web_view_load_bytes` with `request.url` as the base URI: the document gets that URL and its origin
+    /// (`location`, `document.URL`, `self.origin`, cookies and same-origin requests, as a network load: checked in
+    /// `NetworkPageGTKTests`). It takes a MIME type and a charset only, so a status other than 200, or a header
+    /// WebKit would apply from the response, is refused rather than lost.
+    public nonisolated func loadSimulatedRequest(
+        _ request: EngineRequest, response: SchemeResponse, responseData: Data
+    ) throws(EngineError) {
+        guard response.statusCode == 200 else {
+            throw .unsupported("WebKitGTK cannot show a simulated response with status \(response.statusCode)")
+        }
+        let carried = SimulatedLoadHeaders.documentLayer.union(SimulatedLoadHeaders.networkLayer)
+        if let header = SimulatedLoadHeaders.first(in: response.headers, of: carried) {
+            throw .unsupported("WebKitGTK's load_bytes cannot carry the response header '\(header)'")
+        }
+        let type = response.headers.first { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+        let parts = (type ?? "text/html").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let mime = parts.first.map { $0.lowercased() } ?? "text/html"
+        let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
+            .map { String($0.dropFirst("charset=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        let loaded = GTKActor.run { () -> Bool in
+            guard !closed else { return false }
+            let bytes = responseData.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+            webkit_web_view_load_bytes(webView, bytes, mime, charset, request.url.absoluteString)
+            g_bytes_unref(bytes)
+            return true
+        }
+        if !loaded { throw .viewClosed }
+    }
+
     public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
         GTKActor.run {
             guard !closed else { return }

@@ -1,0 +1,120 @@
+import Foundation
+import HybridCookies
+import Logging
+
+/// Network pages' main documents fetched natively, as a ``PageFeature``: the container's `load` of a page on one
+/// of the ``NetworkPagePrefetcher``'s origins shows the document native code fetched while the view started (see
+/// <doc:FirstScreenPrefetching>).
+public struct NetworkPagePrefetch: PageFeature {
+    public let prefetcher: NetworkPagePrefetcher
+
+    public init(_ prefetcher: NetworkPagePrefetcher) { self.prefetcher = prefetcher }
+
+    public var provides: [PageServiceID] { [.networkPages] }
+
+    public func build(_ assembly: inout PageAssembly) throws {
+        assembly.services[NetworkPagesKey.self] = prefetcher
+    }
+
+    public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? { nil }
+}
+
+/// The view's network-page prefetcher (``NetworkPagePrefetch``), which the container's loads consult.
+enum NetworkPagesKey: PageServiceKey { typealias Value = NetworkPagePrefetcher }
+
+extension PageServiceID {
+    public static let networkPages = PageServiceID(NetworkPagesKey.self)
+}
+
+/// One view's hand-over of natively fetched documents to its engine: waits for the document a load asked for and
+/// shows it, or loads the page the plain way, unless a later load (or the container closing) superseded it.
+/// Runs on the engine's executor, like every caller of the port.
+actor NetworkPageHandOver {
+    nonisolated let unownedExecutor: UnownedSerialExecutor
+    private let engine: any WebEngine
+    private let prefetcher: NetworkPagePrefetcher
+    /// Bumped by every load and by whatever replaces it: a hand-over whose generation is stale does nothing.
+    private var generation = 0
+
+    init(engine: any WebEngine, prefetcher: NetworkPagePrefetcher) {
+        unownedExecutor = engine.executor
+        self.engine = engine
+        self.prefetcher = prefetcher
+    }
+
+    /// A later load, a `stopLoading`, or the container closing: a pending hand-over must not load anything.
+    func supersede() { generation += 1 }
+
+    /// Starts showing `request` from a native fetch; false when the prefetcher does not take it (the caller loads
+    /// it the plain way).
+    func start(_ request: EngineRequest, userAgent: String?) -> Bool {
+        generation += 1
+        guard let fetch = prefetcher.fetch(for: request, userAgent: userAgent) else { return false }
+        let current = generation
+        let wait = prefetcher.policy.maximumWait
+        let deadline = ContinuousClock.now + wait
+        Task { await self.handOver(request, fetch: fetch, generation: current, deadline: deadline, wait: wait) }
+        return true
+    }
+
+    private func handOver(
+        _ request: EngineRequest, fetch: NetworkDocumentFetch, generation current: Int,
+        deadline: ContinuousClock.Instant, wait: Duration
+    ) async {
+        let outcome = await fetch.outcome(by: deadline, wait: wait)
+        guard current == generation else { return fetch.drop() }
+        switch outcome {
+        case .fallback(let why):
+            loadPlainly(request, because: why)
+        case .document(let document):
+            if fetch.startedEarly, Self.isNoStore(document.response) {
+                return loadPlainly(request, because: .noStoreKept)
+            }
+            do throws(EngineError) {
+                try await applyCookies(document.cookies)
+            } catch {
+                return loadPlainly(request, because: .engineRefused("its cookie store: \(error)"))
+            }
+            guard current == generation else { return }
+            do throws(EngineError) {
+                try engine.loadSimulatedRequest(
+                    document.request, response: document.response, responseData: document.body)
+                prefetcher.metrics.count(.shown)
+            } catch {
+                loadPlainly(request, because: .engineRefused(error.description))
+            }
+        }
+    }
+
+    private func loadPlainly(_ request: EngineRequest, because why: NetworkPageFallback) {
+        prefetcher.metrics.count(.fallback)
+        prefetcher.logger.warning(
+            "network page loaded by the engine itself, not from the native fetch",
+            metadata: ["url": "\(request.url.absoluteString)", "why": "\(why)"])
+        do throws(EngineError) {
+            try engine.load(request)
+        } catch {
+            prefetcher.logger.warning(
+                "the engine refused to load the network page", metadata: ["url": "\(request.url)", "error": "\(error)"])
+        }
+    }
+
+    /// Applies the document's `Set-Cookie` values as the engine would have on its own load: to the jar, and the
+    /// changes to the engine's store before the document is shown (its scripts and requests see them at once).
+    private func applyCookies(_ kept: [(values: [String], url: URL)]) async throws(EngineError) {
+        guard !kept.isEmpty else { return }
+        let jar = prefetcher.jar
+        let before = Dictionary(jar.allCookies().map { (EngineCookie($0).key, $0) }) { first, _ in first }
+        let handler = JarCookieHandler(jar: jar)
+        for cookie in kept { handler.storeSetCookies(cookie.values, from: cookie.url, firstParty: nil) }
+        let after = Dictionary(jar.allCookies().map { (EngineCookie($0).key, $0) }) { first, _ in first }
+        let store = engine.cookieStore
+        for (key, cookie) in after where before[key] != cookie { try await store.setCookie(EngineCookie(cookie)) }
+        for (key, cookie) in before where after[key] == nil { try await store.deleteCookie(EngineCookie(cookie)) }
+    }
+
+    static func isNoStore(_ response: SchemeResponse) -> Bool {
+        let value = response.headers.first { $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame }?.value
+        return value?.lowercased().contains("no-store") == true
+    }
+}

@@ -1,0 +1,188 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import Hummingbird
+import HybridKit
+import HybridKitGTK
+import HybridTestServers
+import Synchronization
+import Testing
+
+/// Two loopback origins (the page's, and another one a redirect leads to), a jar kept in step with the engine, and
+/// a native network that counts the documents it fetched.
+final class NetworkPageFixture: Sendable {
+    let server: LoopbackServer
+    let other: LoopbackServer
+    let jar = CookieJar()
+    /// What reached the page's server, as `METHOD path?query`, and the Cookie and User-Agent of each `/page`.
+    let log = ServerLog()
+    let pageHeaders = ServerLog()
+    let otherLog = ServerLog()
+    /// Documents the native network was asked for.
+    let nativeFetches = ServerLog()
+    static let userAgent = "HybridKitTest/1 (network pages)"
+
+    @GTKActor init() async throws {
+        try GTKRuntime.shared.start(.headless)
+        let log = self.log, headers = self.pageHeaders
+        let otherLog = self.otherLog
+        other = try await LoopbackServer.start(
+            serving: URL.temporaryDirectory.appending(path: "none"), host: "127.0.0.2"
+        ) {
+            router in
+            router.get("page") { request, _ in
+                otherLog.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                return Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: "<title>other</title>")))
+            }
+        }
+        let otherOrigin = other.origin
+        server = try await LoopbackServer.start(serving: URL.temporaryDirectory.appending(path: "none")) { router in
+            let html: @Sendable (String) -> String = { title in
+                "<!doctype html><meta charset=\"utf-8\"><title>\(title)</title><p>é</p><script>document.title += ' ran'</script>"
+            }
+            router.get("page") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                headers.note("cookie=\(request.headers[.cookie] ?? "") ua=\(request.headers[.userAgent] ?? "")")
+                var fields: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"]
+                fields.append(HTTPFields.Element(name: .setCookie, value: "doc=d1; Path=/"))
+                fields.append(HTTPFields.Element(name: .setCookie, value: "hid=h1; Path=/; HttpOnly"))
+                fields.append(HTTPFields.Element(name: .setCookie, value: "evil=1; Path=/; Domain=example.com"))
+                return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html("page"))))
+            }
+            router.get("api") { request, _ in
+                Response(
+                    status: .ok, body: .init(byteBuffer: ByteBuffer(string: "cookie=\(request.headers[.cookie] ?? "")"))
+                )
+            }
+            router.get("old") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                return Response(status: .found, headers: [.location: "/page?from=old"])
+            }
+            router.get("away") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                return Response(status: .found, headers: [.location: "\(otherOrigin)/page"])
+            }
+            router.get("csp") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: "text/html", .contentSecurityPolicy: "script-src 'none'"],
+                    body: .init(byteBuffer: ByteBuffer(string: html("csp"))))
+            }
+            router.get("json") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: "{}")))
+            }
+            // 200 KB of HTML: over a 64 KB bound.
+            router.get("big") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                let filler = String(repeating: "<p>filler</p>", count: 200_000 / 13)
+                return Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: html("big") + filler)))
+            }
+            // A document that drips: five pieces, 200 ms apart.
+            router.get("drip") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                return Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: ResponseBody { writer in
+                        try await writer.write(ByteBuffer(string: "<!doctype html><title>drip</title>"))
+                        for index in 0..<5 {
+                            try await Task.sleep(for: .milliseconds(200))
+                            try await writer.write(ByteBuffer(string: "<p id=\"p\(index)\">\(index)</p>"))
+                        }
+                        try await writer.finish(nil)
+                    })
+            }
+        }
+        jar.setCookie("sid=s1; Path=/", for: .http(try #require(URL(string: server.origin + "/"))))
+    }
+
+    func url(_ path: String) throws -> URL { try #require(URL(string: server.origin + path)) }
+
+    func prefetcher(
+        policy: NetworkPagePolicy = NetworkPagePolicy(allowsPrivateAddresses: true),
+        network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)? = nil
+    ) throws -> NetworkPagePrefetcher {
+        let fetches = nativeFetches
+        let counting: @Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching = { cookies in
+            CountingNetwork(
+                base: network?(cookies) ?? URLSessionNetworkFetcher(timeout: 30, cookies: cookies), log: fetches)
+        }
+        return try NetworkPagePrefetcher(
+            origins: [server.origin], policy: policy, jar: jar, userAgent: Self.userAgent, network: counting)
+    }
+
+    func configuration(_ prefetcher: NetworkPagePrefetcher?) -> ContainerConfiguration {
+        ContainerConfiguration(
+            features: prefetcher.map { [NetworkPagePrefetch($0)] } ?? [], documentCookies: .automatic(jar: jar),
+            userAgent: Self.userAgent)
+    }
+
+    /// Opens `path` in a new view (with the jar synced into its engine first) and probes the document.
+    @GTKActor func open(_ path: String, with prefetcher: NetworkPagePrefetcher?, pool: WebViewPool? = nil)
+        async throws -> Probe
+    {
+        let container =
+            if let pool {
+                try HybridContainer(configuration: configuration(prefetcher), pool: pool)
+            } else {
+                try HybridContainer(configuration: configuration(prefetcher), factory: GTKEngineFactory())
+            }
+        defer { container.close() }
+        let sync = EngineCookieSync(jar: jar, store: container.engine.cookieStore)
+        defer { sync.stop() }
+        await sync.start()
+        try await container.loadAndWait(try url(path))
+        return try await Self.probe(container.engine)
+    }
+
+    /// What the document says of itself, as a page's script reads it.
+    struct Probe: Codable, Equatable {
+        var href: String
+        var url: String
+        var origin: String
+        var cookie: String
+        var fetched: String
+        var title: String
+        var text: String
+    }
+
+    @GTKActor static func probe(_ engine: any WebEngine) async throws -> Probe {
+        let json = try await engine.callAsyncJavaScript(
+            """
+            let fetched;
+            try { fetched = await (await fetch('/api')).text(); } catch (error) { fetched = 'failed: ' + error; }
+            return JSON.stringify({ href: location.href, url: document.URL, origin: self.origin, cookie: document.cookie,
+              fetched, title: document.title, text: document.body ? document.body.innerText : '' });
+            """, arguments: [:])
+        let text = try #require(json.flatMap { try? JSONDecoder().decode(String.self, from: Data($0.utf8)) })
+        return try JSONDecoder().decode(Probe.self, from: Data(text.utf8))
+    }
+
+    func requests(_ prefix: String) -> [String] { log.lines.withLock { $0.filter { $0.hasPrefix(prefix) } } }
+    var natives: [String] { nativeFetches.lines.withLock { $0 } }
+
+    func close() {
+        server.stop()
+        other.stop()
+    }
+}
+
+/// The prefetcher's network, noting each request it is asked to send.
+struct CountingNetwork: NetworkFetching {
+    let base: any NetworkFetching
+    let log: ServerLog
+
+    func fetch(
+        _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) -> any NetworkFetchCancelling {
+        log.note("GET \(request.url.path)?\(request.url.query ?? "")")
+        return base.fetch(request, followRedirects: followRedirects, events: events)
+    }
+}
+#endif

@@ -1,0 +1,256 @@
+import Foundation
+import HybridCookies
+import HybridKitTesting
+import Synchronization
+import Testing
+
+@testable import HybridKit
+
+/// Network pages against the fake engine and a network the test answers by hand: what is shown from the native
+/// fetch, and every road that leads to a plain load instead.
+@Suite(.serialized) @MainActor struct NetworkPageTests {
+    /// A network the test answers by hand, one fetch (hop) at a time.
+    final class ScriptedNetwork: NetworkFetching, NetworkFetchCancelling {
+        let fetches = Mutex<[(request: EngineRequest, events: @Sendable (NetworkFetchEvent) -> Void)]>([])
+        let cancelled = Atomic<Int>(0)
+        let cookies: (any HTTPCookieHandling)?
+
+        init(cookies: (any HTTPCookieHandling)?) { self.cookies = cookies }
+
+        func fetch(
+            _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+        ) -> any NetworkFetchCancelling {
+            fetches.withLock { $0.append((request, events)) }
+            return self
+        }
+
+        func cancel() { cancelled.add(1, ordering: .relaxed) }
+
+        var requests: [EngineRequest] { fetches.withLock { $0.map(\.request) } }
+
+        /// Answers fetch `index`, the response's `Set-Cookie` values handed to the cookie handler first, as
+        /// URLSession's fetcher does.
+        func answer(
+            _ index: Int, status: Int = 200, headers: [String: String] = ["Content-Type": "text/html"],
+            setCookies: [String] = [], body: String = "<p>page</p>"
+        ) {
+            let (request, sink) = fetches.withLock { $0[index] }
+            cookies?.storeSetCookies(setCookies, from: request.url, firstParty: nil)
+            sink(.response(SchemeResponse(statusCode: status, headers: headers)))
+            sink(.data(Data(body.utf8)))
+            sink(.finished)
+        }
+    }
+
+    final class Networks: Sendable {
+        let made = Mutex<[ScriptedNetwork]>([])
+        var last: ScriptedNetwork? { made.withLock { $0.last } }
+        func make(_ cookies: (any HTTPCookieHandling)?) -> any NetworkFetching {
+            let network = ScriptedNetwork(cookies: cookies)
+            made.withLock { $0.append(network) }
+            return network
+        }
+    }
+
+    @MainActor struct Rig {
+        let jar = CookieJar()
+        let networks = Networks()
+        let engine = FakeEngine()
+        let prefetcher: NetworkPagePrefetcher
+        let container: HybridContainer
+
+        init(policy: NetworkPagePolicy = NetworkPagePolicy()) throws {
+            let networks = networks
+            prefetcher = try NetworkPagePrefetcher(
+                origins: ["https://news.example"], policy: policy, jar: jar, userAgent: "Test/1",
+                network: { networks.make($0) })
+            engine.verifiesFrames = true
+            container = try HybridContainer(
+                configuration: ContainerConfiguration(
+                    features: [NetworkPagePrefetch(prefetcher)], documentCookies: .automatic(jar: jar), recovery: nil),
+                engine: engine)
+        }
+
+        var network: ScriptedNetwork { get throws { try #require(networks.last) } }
+
+        /// Waits until the engine was asked to load something (the hand-over runs in a task of its own).
+        func loaded() async throws -> [String] {
+            for _ in 0..<500 where engine.loadLog.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+            return engine.loadLog
+        }
+    }
+
+    static func url(_ text: String) throws -> URL { try #require(URL(string: text)) }
+
+    @Test func configurationMistakesAreTypedErrors() throws {
+        let jar = CookieJar()
+        #expect(throws: NetworkPageError.noOrigins) { try NetworkPagePrefetcher(origins: [], jar: jar) }
+        #expect(throws: NetworkPageError.invalidOrigin("https://news.example/articles")) {
+            try NetworkPagePrefetcher(origins: ["https://news.example/articles"], jar: jar)
+        }
+        #expect(throws: NetworkPageError.invalidOrigin("app://news")) {
+            try NetworkPagePrefetcher(origins: ["app://news"], jar: jar)
+        }
+        #expect(throws: NetworkPageError.privateAddress("http://192.168.1.4:8080")) {
+            try NetworkPagePrefetcher(origins: ["http://192.168.1.4:8080"], jar: jar)
+        }
+        _ = try NetworkPagePrefetcher(
+            origins: ["http://127.0.0.1:8080"], policy: NetworkPagePolicy(allowsPrivateAddresses: true), jar: jar)
+    }
+
+    @Test func theDocumentIsShownWithItsURLAndItsCookiesReachTheJarAndTheEngine() async throws {
+        let rig = try Rig()
+        rig.jar.setCookie("sid=s1; Path=/", for: .http(try Self.url("https://news.example/")))
+        try rig.container.load(try Self.url("https://news.example/a?x=1#top"))
+        let network = try rig.network
+        let sent = try #require(network.requests.first)
+        #expect(sent.url.absoluteString == "https://news.example/a?x=1")
+        #expect(sent.header("User-Agent") == "Test/1")
+        #expect(sent.header("Accept")?.hasPrefix("text/html") == true)
+        #expect(
+            network.cookies?.cookieHeader(for: sent.url, firstParty: nil, method: "GET", includeHTTPOnly: true)
+                == "sid=s1")
+        network.answer(
+            0, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache", "Date": "x"],
+            setCookies: ["doc=d1; Path=/; HttpOnly", "evil=1; Domain=other.example; Path=/"])
+        #expect(try await rig.loaded() == ["simulated https://news.example/a?x=1"])
+        let shown = try #require(rig.engine.simulatedLoads.first)
+        #expect(String(decoding: shown.body, as: UTF8.self) == "<p>page</p>")
+        #expect(shown.response.headers["Content-Type"] == "text/html; charset=utf-8")
+        // In the jar and the engine's store before the document was shown; the other domain's in neither.
+        #expect(Set(rig.jar.allCookies().map(\.name)) == ["sid", "doc"])
+        #expect(rig.engine.cookies.all.map(\.name) == ["doc"])
+    }
+
+    @Test func aSameOriginRedirectIsFollowedAndShownUnderTheFinalURL() async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/old"))
+        let network = try rig.network
+        network.answer(0, status: 301, headers: ["Location": "/new"], body: "")
+        #expect(network.requests.map(\.url.absoluteString) == ["https://news.example/old", "https://news.example/new"])
+        network.answer(1)
+        #expect(try await rig.loaded() == ["simulated https://news.example/new"])
+    }
+
+    /// Another host, a private address, another port, another scheme.
+    @Test(arguments: [
+        "https://elsewhere.example/x", "http://10.0.0.7/admin", "https://news.example:8443/x", "http://news.example/x",
+    ])
+    func aRedirectElsewhereIsLeftToTheEngine(_ location: String) async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/a"))
+        try rig.network.answer(0, status: 302, headers: ["Location": location], body: "")
+        // The engine loads the page the user opened, and follows the redirect itself.
+        #expect(try await rig.loaded() == ["load https://news.example/a"])
+        #expect(try rig.network.requests.count == 1)
+    }
+
+    @Test func aRedirectThatSetsCookiesIsLeftToTheEngine() async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/login"))
+        try rig.network.answer(0, status: 302, headers: ["Location": "/home"], setCookies: ["s=1; Path=/"], body: "")
+        #expect(try await rig.loaded() == ["load https://news.example/login"])
+        // Nothing the native fetch saw reached the jar: the engine's own load sets it.
+        #expect(rig.jar.allCookies().isEmpty)
+    }
+
+    @Test(arguments: [
+        [:] as [String: String], ["Content-Type": "application/json"], ["Content-Type": "text/plain"],
+        ["Content-Type": "text/html", "Strict-Transport-Security": "max-age=31536000"],
+        ["Content-Type": "text/html", "Clear-Site-Data": "\"cookies\""],
+        ["Content-Type": "text/html", "Content-Disposition": "attachment; filename=a.html"],
+    ])
+    func whatTheSimulatedLoadCannotCarryIsLeftToTheEngine(_ headers: [String: String]) async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/a"))
+        try rig.network.answer(0, headers: headers, setCookies: ["doc=d1"])
+        #expect(try await rig.loaded() == ["load https://news.example/a"])
+        #expect(rig.jar.allCookies().isEmpty)
+    }
+
+    @Test(arguments: [204, 206, 404, 500])
+    func aStatusOtherThan200IsLeftToTheEngine(_ status: Int) async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/a"))
+        try rig.network.answer(0, status: status)
+        #expect(try await rig.loaded() == ["load https://news.example/a"])
+    }
+
+    @Test func aDocumentOverTheBoundIsDroppedAndTheNetworkCancelled() async throws {
+        let rig = try Rig(policy: NetworkPagePolicy(maximumDocumentBytes: 1024))
+        try rig.container.load(try Self.url("https://news.example/a"))
+        let network = try rig.network
+        let sink = try #require(network.fetches.withLock { $0.first?.events })
+        sink(.response(SchemeResponse(statusCode: 200, headers: ["Content-Type": "text/html"])))
+        for _ in 0..<4 { sink(.data(Data(count: 512))) }
+        #expect(try await rig.loaded() == ["load https://news.example/a"])
+        #expect(network.cancelled.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func anEngineThatRefusesTheSimulatedLoadGetsThePlainOne() async throws {
+        let rig = try Rig()
+        rig.engine.simulatedLoadRefusal = .unsupported("a header")
+        try rig.container.load(try Self.url("https://news.example/a"))
+        try rig.network.answer(0)
+        #expect(try await rig.loaded() == ["load https://news.example/a"])
+    }
+
+    @Test func aLaterLoadSupersedesAPendingOne() async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/a"))
+        let first = try rig.network
+        try rig.container.load(try Self.url("https://elsewhere.example/b"))
+        first.answer(0)
+        #expect(try await rig.loaded() == ["load https://elsewhere.example/b"])
+        // The superseded hand-over shows nothing, however long it is given.
+        for _ in 0..<20 { await Task.yield() }
+        #expect(rig.engine.loadLog == ["load https://elsewhere.example/b"])
+    }
+
+    @Test func aClosedContainerShowsNothing() async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/a"))
+        rig.container.close()
+        try rig.network.answer(0)
+        for _ in 0..<20 { await Task.yield() }
+        #expect(rig.engine.loadLog.isEmpty)
+    }
+
+    @Test func aTapPrefetchIsUsedOnceAndANoStoreOneIsNotKept() async throws {
+        let rig = try Rig()
+        let page = try Self.url("https://news.example/a")
+        #expect(rig.prefetcher.prefetch(for: page))
+        #expect(!rig.prefetcher.prefetch(for: page))
+        #expect(!rig.prefetcher.prefetch(for: try Self.url("https://elsewhere.example/a")))
+        try rig.network.answer(0, headers: ["Content-Type": "text/html", "Cache-Control": "private, no-store"])
+        try rig.container.load(page)
+        // Made on the tap, no-store: not kept for the load, which goes to the engine.
+        #expect(try await rig.loaded() == ["load https://news.example/a"])
+        #expect(rig.networks.made.withLock { $0.count } == 1)
+    }
+
+    @Test func aTapPrefetchIsShownWithoutASecondRequest() async throws {
+        let rig = try Rig()
+        let page = try Self.url("https://news.example/a")
+        #expect(rig.prefetcher.prefetch(for: page))
+        try rig.network.answer(0)
+        try rig.container.load(page)
+        #expect(try await rig.loaded() == ["simulated https://news.example/a"])
+        #expect(rig.networks.made.withLock { $0.count } == 1)
+    }
+
+    @Test func requestsThatAreNotPlainDocumentGETsLoadAsTheyAre() throws {
+        let rig = try Rig()
+        try rig.container.load(
+            EngineRequest(url: try Self.url("https://news.example/form"), method: "POST", body: Data("a".utf8)))
+        var withCookie = EngineRequest(url: try Self.url("https://news.example/a"))
+        withCookie.headers = [("Cookie", "x=1")]
+        try rig.container.load(withCookie)
+        try rig.container.load(try Self.url("https://elsewhere.example/"))
+        #expect(
+            rig.engine.loadLog == [
+                "load https://news.example/form", "load https://news.example/a", "load https://elsewhere.example/",
+            ])
+        #expect(rig.networks.made.withLock { $0.isEmpty })
+    }
+}
