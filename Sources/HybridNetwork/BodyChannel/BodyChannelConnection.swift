@@ -177,22 +177,25 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         // Answered already, or about to be (a refusal, or a server that answered early: the exchange ended and let
         // go of the body): the rest of the body is read and dropped, so the connection stays in step.
         if proxying.answered || proxying.exchange.isEnded { return }
-        let outcome: Result<Void, BodyChannelRefusal> = bytes.withUnsafeReadableBytes { pointer in
-            do throws(BodyChannelRefusal) {
-                try upload.write(pointer)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch outcome {
-        case .success:
-            proxying.upload = upload
-            state = .proxying(proxying)
-        case .failure(let error):
+        if let error = Self.write(bytes, into: &upload) {
             // The exchange may have ended between the check above and the write: its answer is on its way.
             if proxying.exchange.isEnded { return }
             failProxy(error, context: context)
+        } else {
+            proxying.upload = upload
+            state = .proxying(proxying)
+        }
+    }
+
+    /// Writes `bytes` into `upload`; the refusal when the upload must stop.
+    private static func write(_ bytes: ByteBuffer, into upload: inout BodyChannelUpload) -> BodyChannelRefusal? {
+        bytes.withUnsafeReadableBytes { pointer in
+            do throws(BodyChannelRefusal) {
+                try upload.write(pointer)
+                return nil
+            } catch {
+                return error
+            }
         }
     }
 
@@ -311,21 +314,12 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
     private func received(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         if case .proxying = state { return proxyBytes(bytes, context: context) }
         guard case .uploading(var upload, let origin, let keepAlive, let deadline) = state else { return }
-        let outcome: Result<Void, BodyChannelRefusal> = bytes.withUnsafeReadableBytes { pointer in
-            do throws(BodyChannelRefusal) {
-                try upload.write(pointer)
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch outcome {
-        case .success:
-            state = .uploading(upload, origin: origin, keepAlive: keepAlive, deadline: deadline)
-        case .failure(let error):
+        if let error = Self.write(bytes, into: &upload) {
             deadline.cancel()
             state = .idle
             refuse(error, context)
+        } else {
+            state = .uploading(upload, origin: origin, keepAlive: keepAlive, deadline: deadline)
         }
     }
 
