@@ -21,7 +21,10 @@ import Testing
                 wrapping: BodyChannelFloodTests.NoScheme(), switches: switches, proxy: NativeProxy(policy: policy),
                 hop: { $0() })
             channel.routes.register(handler)
-            handler.start(PageLoad(EngineRequest(url: URL(string: "\(origin)/index.html")!, method: "GET")))
+            handler.start(
+                PageLoad(
+                    EngineRequest(url: URL(string: "\(origin)/index.html") ?? URL(fileURLWithPath: "/"), method: "GET"))
+            )
         }
 
         func head(
@@ -38,8 +41,9 @@ import Testing
         }
 
         static func encode(_ descriptor: [String: Any]) -> String {
-            let json = String(decoding: try! JSONSerialization.data(withJSONObject: descriptor), as: UTF8.self)
-            return json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let json = String(
+                decoding: (try? JSONSerialization.data(withJSONObject: descriptor)) ?? Data(), as: UTF8.self)
+            return json.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         }
     }
 

@@ -42,7 +42,9 @@ private func fuzzProxy(_ input: inout FuzzInput, flags: UInt8, size: Int) {
     let routes = BodyChannelRoutes()
     routes.register(handler)
     let served = flags & 2 != 0
-    if served { handler.start(PageLoad(EngineRequest(url: URL(string: pageOrigin + "/")!, method: "GET"))) }
+    if served, let page = URL(string: pageOrigin + "/") {
+        handler.start(PageLoad(EngineRequest(url: page, method: "GET")))
+    }
     let method = flags & 1 != 0 ? "POST" : text(input.field(maxCount: 16))
     let path = flags & 32 != 0 ? BodyChannelRoutes.proxyPath : text(input.field(maxCount: 64))
     let key = flags & 4 != 0 ? handler.bodyKey : text(input.field(maxCount: 64))

@@ -22,13 +22,13 @@ import Testing
                 ProxiedResponseHead(
                     statusCode: 302, reasonPhrase: "Found",
                     headers: [("Location", "/next"), ("Set-Cookie", "a=b"), ("X-Up", "1")],
-                    url: URL(string: "https://app.example/submit")!, redirected: false)),
+                    url: Self.url("https://app.example/submit"), redirected: false)),
             .data(Data("moved".utf8)), .finished,
         ])
         page = InterceptingSchemeHandler(wrapping: InnerHandler(), switches: switches, proxy: proxy, hop: { $0() })
         routes.register(page)
         // The view loads one of its pages: its origin is one the channel takes proxy requests from.
-        page.start(RecordingTask(EngineRequest(url: URL(string: "\(Self.origin)/index.html")!, method: "GET")))
+        page.start(RecordingTask(EngineRequest(url: Self.url("\(Self.origin)/index.html"), method: "GET")))
     }
 
     static func descriptor(_ fields: [String: Any]) -> String {
@@ -37,9 +37,12 @@ import Testing
             "firstParty": "hybrid://app.example/index.html",
         ]
         for (name, value) in fields { all[name] = value }
-        let json = String(decoding: try! JSONSerialization.data(withJSONObject: all), as: UTF8.self)
-        return json.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let json = String(decoding: (try? JSONSerialization.data(withJSONObject: all)) ?? Data(), as: UTF8.self)
+        return json.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
     }
+
+    /// A URL the test spells out (a file URL, which no check accepts, if it were mistyped).
+    static func url(_ text: String) -> URL { URL(string: text) ?? URL(fileURLWithPath: "/") }
 
     func request(
         method: String = "POST", path: String = BodyChannelRoutes.proxyPath, origin: String? = Self.origin,
