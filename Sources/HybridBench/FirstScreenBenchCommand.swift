@@ -13,17 +13,23 @@ public struct FirstScreenBenchCommand: AsyncParsableCommand {
             pooled views, each without and with first-screen prefetch, and the page without its API request) are
             alternated in blocks. Targets: cold with prefetch ≤ 0.7× cold without; pooled with prefetch ≤ 0.5× cold
             without; with prefetch ≤ the slower of (view start + the page's own work) and the API round trip + 30 ms.
+            Network-page sides load the HTML by the engine or natively; with --tap-gap, four more open a network page
+            that long after the user's tap (cold and pooled, with and without prefetch(for:) at the tap), timed from
+            the tap. Fails unless the server saw exactly one HTML request per network-page open.
             """)
 
     @Flag(name: .long, help: "Print one JSON object per figure instead of a table.") var json = false
     @OptionGroup var global: GlobalOptions
     @Option(help: "Timed opens per side.") var rounds = 10
     @Option(help: "Milliseconds the server waits before each API answer.") var delay = 150
+    @Option(help: "Milliseconds between the tap and the open for the tap sides; 0 leaves them out.") var tapGap = 150
 
     public init() {}
 
     public func validate() throws {
-        guard rounds > 0, delay >= 0 else { throw ValidationError("rounds must be positive, delay not negative") }
+        guard rounds > 0, delay >= 0, tapGap >= 0 else {
+            throw ValidationError("rounds must be positive, delay and tap-gap not negative")
+        }
     }
 
     public func run() async throws {
@@ -31,6 +37,7 @@ public struct FirstScreenBenchCommand: AsyncParsableCommand {
         var options = FirstScreenBenchmark.Options()
         options.rounds = rounds
         options.serverDelay = .milliseconds(delay)
+        options.tapGap = .milliseconds(tapGap)
         if global.verbose {
             options.progress = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
         }
