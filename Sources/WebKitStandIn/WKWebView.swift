@@ -57,59 +57,11 @@ import HybridKit
     @discardableResult
     public func load(_ request: URLRequest) -> WKNavigation? {
         requireMainThread("-[WKWebView loadRequest:]")
-        guard let url = request.url else { return nil }
-        let engineRequest = EngineRequest(
-            url: url, method: request.httpMethod ?? "GET",
-            headers: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
-            body: request.httpBody)
+        guard let engineRequest = Self.engineRequest(request, withBody: true) else { return nil }
         let navigation = WKNavigation()
         backing?.perform { [backing] engine in
             do throws(EngineError) {
                 try engine.load(engineRequest)
-            } catch {
-                let message = error.description
-                backing?.toView { view in view.reportLoadFailure(message) }
-            }
-        }
-        return navigation
-    }
-
-    /// WebKit shows `data` as the answer `response` gave to `request`, sending nothing, and applies the response's
-    /// headers as a network response's (it raises only on a suspended view, which the stand-in has no notion of).
-    /// The stand-in hands it to its engine's simulated load; an engine that cannot carry the response's headers
-    /// (WebKitGTK cannot carry any WebKit applies) makes the stand-in load `request` from the network instead, the
-    /// same document by another road, and say so on standard error: a Linux-only difference, never in an app.
-    @discardableResult
-    public func loadSimulatedRequest(_ request: URLRequest, response: URLResponse, responseData data: Data)
-        -> WKNavigation
-    {
-        requireMainThread("-[WKWebView loadSimulatedRequest:response:responseData:]")
-        let navigation = WKNavigation()
-        guard let url = request.url else { return navigation }
-        let engineRequest = EngineRequest(
-            url: url, method: request.httpMethod ?? "GET",
-            headers: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-        var headers: [String: String] = [:]
-        var status = 200
-        if let http = response as? HTTPURLResponse {
-            status = http.statusCode
-            for (key, value) in http.allHeaderFields {
-                if let name = key as? String, let value = value as? String { headers[name] = value }
-            }
-        } else if let type = response.mimeType {
-            headers["Content-Type"] = type + (response.textEncodingName.map { "; charset=\($0)" } ?? "")
-        }
-        let simulated = SchemeResponse(statusCode: status, headers: headers, expectedLength: data.count)
-        backing?.perform { [backing] engine in
-            do throws(EngineError) {
-                try engine.loadSimulatedRequest(engineRequest, response: simulated, responseData: data)
-            } catch .unsupported(let why) {
-                FileHandle.standardError.write(
-                    Data("WebKitStandIn: simulated load carried by the network instead (\(why))\n".utf8))
-                do throws(EngineError) { try engine.load(engineRequest) } catch {
-                    let message = error.description
-                    backing?.toView { view in view.reportLoadFailure(message) }
-                }
             } catch {
                 let message = error.description
                 backing?.toView { view in view.reportLoadFailure(message) }
@@ -367,6 +319,15 @@ import HybridKit
     public var standInOpenSchemeTaskCount: Int { schemeTasks.count }
 
     // MARK: Helpers
+
+    /// `request` as the port takes it, with or without its body; nil without a URL.
+    static func engineRequest(_ request: URLRequest, withBody: Bool) -> EngineRequest? {
+        guard let url = request.url else { return nil }
+        return EngineRequest(
+            url: url, method: request.httpMethod ?? "GET",
+            headers: (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            body: withBody ? request.httpBody : nil)
+    }
 
     /// Calls `functionBody` as an async function with `arguments` bound to its parameters, as WebKit does; only the
     /// main frame (`frame` nil) and the page world are backed. Arguments must be what the port passes (strings,
