@@ -51,6 +51,20 @@ final class TestPage {
         }
     }
 
+    /// Serves `pages` (paths under the scheme's host directories, such as `main/index.html`, and their HTML) from a
+    /// new temporary directory under `scheme`, and loads `url`.
+    func serve(_ pages: [String: String], scheme: String, loading url: String) throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("\(scheme)-pages-\(UUID().uuidString)")
+        for (path, html) in pages {
+            let file = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(html.utf8).write(to: file)
+        }
+        try view.setSchemeHandler(HostDirectories(root: root), forScheme: scheme)
+        try view.load(EngineRequest(url: try #require(URL(string: url))))
+    }
+
     func close() {
         page.close()
         view.close()

@@ -130,15 +130,7 @@ import Testing
         var configuration = BridgeConfiguration()
         configure(&configuration)
         let page = try TestPage(modules: [Self.module, Self.mainFrameOnly], configuration: configuration)
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-bytes-\(UUID().uuidString)")
-        for (path, html) in Self.pages {
-            let file = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(html.utf8).write(to: file)
-        }
-        try page.view.setSchemeHandler(HostDirectories(root: root), forScheme: "bt")
-        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html"))))
+        try page.serve(Self.pages, scheme: "bt", loading: "bt://main/index.html")
         try await page.waitFor("window.hybrid && hybrid.isReady && document.readyState === 'complete'")
         return page
     }

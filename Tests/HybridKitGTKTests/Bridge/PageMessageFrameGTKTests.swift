@@ -44,15 +44,7 @@ import Testing
         let messages = fanOut.stream("hello")
         let page = try TestPage(modules: [module])
         defer { page.close() }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("page-frames-\(UUID().uuidString)")
-        for (path, html) in Self.pages {
-            let file = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(
-                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(html.utf8).write(to: file)
-        }
-        try page.view.setSchemeHandler(HostDirectories(root: root), forScheme: "bt")
-        try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html"))))
+        try page.serve(Self.pages, scheme: "bt", loading: "bt://main/index.html")
         try await page.waitFor("window.reports && Object.keys(window.reports).length === 3")
         let reports: [String: String] = try await page.evaluate("window.reports")
         #expect(reports == ["other": "ok", "sandboxed": "denied", "stranger": "denied"])
