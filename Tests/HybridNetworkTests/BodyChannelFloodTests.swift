@@ -196,6 +196,55 @@ import Glibc
         }
     }
 
+    /// A client that connects and writes its head a moment later (the engine's network process does) is accepted
+    /// before its head is in the socket. With every slot held by a head younger than the grace, it is held unread
+    /// until its head comes, then served, in place of one of them.
+    @Test func anUploadWrittenAMomentAfterConnectingIsServedWhenEverySlotIsYoung() async throws {
+        let channel = try LoopbackBodyChannel.start(limits: .init(maxConnections: 2))
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        let flood = SocketFlood(port: port, connections: 2, interval: .seconds(10), reconnect: false)
+        defer { flood.stop() }
+        for _ in 0..<50 where channel.connectionsHeld < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(channel.connectionsHeld == 2, "the two dripping heads did not take both slots")
+
+        let body = Self.bytes(8 * 1024, seed: 3)
+        let id = try page.reserve(body.count)
+        // Connects, sends nothing for 50 ms, then the whole request.
+        let post = try await RawSocket.exchange(
+            port: port, chunks: [Data(), Data(page.head(id, port: port, length: body.count).utf8) + body],
+            pause: .milliseconds(50), readFor: .seconds(5))
+        #expect(post.response?.status == 200, "\(String(decoding: post.received, as: UTF8.self))")
+        #expect(try page.stored(id) == body)
+        #expect(flood.current.closedByServer >= 1, "no dripping head made room")
+    }
+
+    /// A connection that sends nothing while every slot is taken is held at most a moment, and at most half the
+    /// slots' worth are held at once (a newer one pushes out the one held longest).
+    @Test func connectionsThatSendNothingAreHeldBrieflyAndFew() async throws {
+        let channel = try LoopbackBodyChannel.start(limits: .init(maxConnections: 2))
+        defer { channel.stop() }
+        let port = channel.port
+        let flood = SocketFlood(port: port, connections: 2, interval: .seconds(10), reconnect: false)
+        defer { flood.stop() }
+        for _ in 0..<50 where channel.connectionsHeld < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(channel.connectionsHeld == 2, "the two dripping heads did not take both slots")
+
+        async let first = RawSocket.exchange(port: port, chunks: [Data()], readFor: .seconds(4))
+        try await Task.sleep(for: .milliseconds(20))
+        // One slot held for a look (2 / 2): the second silent connection pushes out the first.
+        async let second = RawSocket.exchange(port: port, chunks: [Data()], readFor: .seconds(4))
+        let (pushed, expired) = try await (first, second)
+        #expect(pushed.closedByServer && pushed.elapsed < .milliseconds(200), "the first held \(pushed.elapsed)")
+        #expect(
+            expired.closedByServer && expired.elapsed >= LoopbackBodyChannel.waitForFirstBytes
+                && expired.elapsed < .seconds(2), "the second held \(expired.elapsed)")
+        // The accepting thread counts a held connection out just after closing it.
+        for _ in 0..<50 where channel.connectionsHeld > 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(channel.connectionsHeld == 2)
+    }
+
     /// RFC 9112 §3.2: no `Host`, or two, is a 400; so are two of any header the routes decide on. Nothing is
     /// opened or touched.
     @Test func headsWithMissingOrRepeatedHeadersAreRefused() async throws {

@@ -13,7 +13,10 @@ import Synchronization
 /// A real upload's head comes at once after connecting (the engine writes it whole), so a newcomer whose whole head
 /// is already waiting in the socket is "ready": it may drop any connection waiting for a head, half-sent heads
 /// first. A newcomer that is not ready may only drop a half-sent head that has waited at least ``graceForHeads``
-/// (a real head sent a moment after connecting gets that long), and is closed at once otherwise. So a process that
+/// (a real head sent a moment after connecting gets that long). Otherwise it gets one more look: it is held unread
+/// until its first bytes arrive (``lookAgain``), because a client that connects and then writes (the engine's
+/// network process does) is often accepted before its head is in the socket. Its bytes decide it as they would
+/// have at accept time, and it is never held for another look. So a process that
 /// reconnects as fast as it is dropped (tens of thousands a second were measured) cannot push out a real upload
 /// before its head is read, and costs the channel a close per connection, not an event loop's work; sending whole
 /// heads instead gets it nothing, since every head without a page's key is refused and closed at once. Connections carrying an upload (which
@@ -21,8 +24,8 @@ import Synchronization
 /// dropped, the new one is closed at once.
 ///
 /// A dropped connection counts until it is closed, up to as many again as the slots (closing happens on the
-/// connection's event loop, which a flood keeps busy): the channel never holds more than `2 × capacity`
-/// descriptors of connections, and new ones are closed at once past that.
+/// connection's event loop, which a flood keeps busy), and so does one held for another look: the channel never
+/// holds more than `2 × capacity` descriptors of connections, and new ones are closed at once past that.
 final class BodyChannelGate: Sendable {
     struct Slot: Hashable, Sendable {
         fileprivate let number: UInt64
@@ -31,6 +34,9 @@ final class BodyChannelGate: Sendable {
     enum Admission {
         /// Serve the connection; close `evicting` (if any) to make room.
         case admitted(Slot, evicting: (any Channel)?)
+        /// Nothing is in its socket yet and nothing may be dropped for it: hold it unread and decide again once it
+        /// is readable (``admit(ready:looked:)`` with `looked`), or close it and call ``lookAbandoned()``.
+        case lookAgain
         /// Close the connection at once, unread.
         case refused
     }
@@ -55,6 +61,8 @@ final class BodyChannelGate: Sendable {
         var entries: [UInt64: Entry] = [:]
         var nextNumber: UInt64 = 0
         var serving = 0
+        /// Connections held unread for another look (``Admission/lookAgain``): descriptors too.
+        var looking = 0
         var dropLog = RateLimitedLog()
     }
 
@@ -67,13 +75,15 @@ final class BodyChannelGate: Sendable {
         self.capacity = max(capacity, 1)
     }
 
-    /// Connections held right now (served and being closed), for tests and diagnostics.
-    var held: Int { state.withLock { $0.entries.count } }
+    /// Connections held right now (served, being closed, or held for another look), for tests and diagnostics.
+    var held: Int { state.withLock { $0.entries.count + $0.looking } }
 
     /// A connection was accepted (`ready`: with its whole head already sent): whether to serve it, and which
-    /// connection to close to make room.
-    func admit(ready: Bool) -> Admission {
+    /// connection to close to make room. `looked`: it was held for another look and is readable now; it is
+    /// decided for good this time.
+    func admit(ready: Bool, looked: Bool = false) -> Admission {
         let (admission, line) = state.withLock { state -> (Admission, String?) in
+            if looked { state.looking -= 1 }
             let number = state.nextNumber
             state.nextNumber += 1
             var evicting: (any Channel)?
@@ -84,7 +94,12 @@ final class BodyChannelGate: Sendable {
                     ready
                     ? halfSent.map(\.number) ?? Self.longestWaiting(ready: true, in: state.entries)?.number
                     : halfSent.flatMap { now - $0.since >= Self.graceForHeads ? $0.number : nil }
-                guard state.entries.count < 2 * capacity, let oldest = victim else {
+                let descriptors = state.entries.count + state.looking
+                guard descriptors < 2 * capacity, let oldest = victim else {
+                    if !ready, !looked, descriptors < 2 * capacity {
+                        state.looking += 1
+                        return (.lookAgain, nil)
+                    }
                     return (.refused, state.dropLog.note(.refused, now: .now))
                 }
                 evicting = state.entries[oldest]?.channel
@@ -98,6 +113,16 @@ final class BodyChannelGate: Sendable {
         }
         if let line { Self.log(line, capacity: capacity) }
         return admission
+    }
+
+    /// A connection held for another look was closed unread: it waited too long or made room for a newer one, or
+    /// the channel stopped (`stopping`, not worth a line).
+    func lookAbandoned(stopping: Bool) {
+        let line = state.withLock { state in
+            state.looking -= 1
+            return stopping ? nil : state.dropLog.note(.unreadAfterLook, now: .now)
+        }
+        if let line { Self.log(line, capacity: capacity) }
     }
 
     /// The connection's channel, once it exists. False when it was dropped meanwhile: close it.
@@ -182,6 +207,8 @@ struct RateLimitedLog {
         case evicted = "closed a connection still waiting for its request head to make room"
         case refused = "closed a new connection at once: every slot holds an upload or a head that is ahead of it"
         case headDeadline = "closed a connection whose request head did not arrive in time"
+        case unreadAfterLook =
+            "closed a new connection that sent nothing while it was held for its head: every slot holds an upload or a head that is ahead of it"
     }
 
     var interval: Duration = .seconds(10)

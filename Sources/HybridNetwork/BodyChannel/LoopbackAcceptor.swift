@@ -66,23 +66,77 @@ final class LoopbackAcceptor: Sendable {
         throw lastError
     }
 
-    /// Accepts on a thread of its own until ``stop()``; each connection goes to `accepted` (which owns it).
-    func run(_ accepted: @escaping @Sendable (Int32) -> Void) {
+    /// What the owner made of a connection it was offered.
+    enum Verdict {
+        /// The owner has the descriptor now (it serves or closed it).
+        case taken
+        /// Nothing in the socket decides it yet: hold it unread and offer it again once it is readable.
+        case waitForData
+    }
+
+    /// What the accepting thread does with the connections it accepts.
+    struct Owner: Sendable {
+        /// A new connection.
+        var accepted: @Sendable (Int32) -> Verdict
+        /// A connection held on ``Verdict/waitForData`` has bytes (or its end) now: it is the owner's.
+        var readable: @Sendable (Int32) -> Void
+        /// A held connection waited `waitLimit`, made room for a newer one, or the acceptor stopped (`stopping`):
+        /// the acceptor closed it.
+        var abandoned: @Sendable (_ stopping: Bool) -> Void
+        /// Longest a held connection waits for its first bytes.
+        var waitLimit: Duration
+        /// Most connections held at once; a newer one pushes out the one held longest.
+        var maxWaiting: Int
+    }
+
+    /// Accepts on a thread of its own until ``stop()``, and hands each connection to `owner`.
+    ///
+    /// Held connections are polled on the same thread as the listening sockets: holding one costs a descriptor and
+    /// a `pollfd`, never a sleep, so connections that never send cannot slow the accepting of others.
+    func run(_ owner: Owner) {
         let (sockets, wake, closed) = (sockets, wake, closed)
         let thread = Thread {
-            var polled = (sockets + [wake.read]).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let clock = ContinuousClock()
+            var waiting: [(descriptor: Int32, since: ContinuousClock.Instant)] = []
+            var listening = (sockets + [wake.read]).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             while true {
-                guard poll(&polled, nfds_t(polled.count), -1) >= 0 || errno == EINTR else { break }
-                if polled.last?.revents ?? 0 != 0 { break }
-                for entry in polled.dropLast() where entry.revents & Int16(POLLIN) != 0 {
+                var polled = listening + waiting.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+                let timeout = waiting.first.map { Self.milliseconds(owner.waitLimit - (clock.now - $0.since)) } ?? -1
+                guard poll(&polled, nfds_t(polled.count), timeout) >= 0 || errno == EINTR else { break }
+                listening = Array(polled.prefix(listening.count))
+                if listening.last?.revents ?? 0 != 0 { break }
+                // Held connections first: readable ones go to the owner, expired ones are closed.
+                let now = clock.now
+                var stillWaiting: [(descriptor: Int32, since: ContinuousClock.Instant)] = []
+                for (entry, held) in zip(polled.dropFirst(listening.count), waiting) {
+                    if entry.revents != 0 {
+                        owner.readable(held.descriptor)
+                    } else if now - held.since >= owner.waitLimit {
+                        close(held.descriptor)
+                        owner.abandoned(false)
+                    } else {
+                        stillWaiting.append(held)
+                    }
+                }
+                waiting = stillWaiting
+                for entry in listening.dropLast() where entry.revents & Int16(POLLIN) != 0 {
                     let connection = Self.acceptCloseOnExec(entry.fd)
                     if connection >= 0 {
-                        accepted(connection)
+                        guard case .waitForData = owner.accepted(connection) else { continue }
+                        if waiting.count >= max(owner.maxWaiting, 1) {
+                            close(waiting.removeFirst().descriptor)
+                            owner.abandoned(false)
+                        }
+                        waiting.append((connection, clock.now))
                     } else if errno != EAGAIN, errno != EINTR, errno != ECONNABORTED {
                         // Out of descriptors, say: the connection waits in the backlog; do not spin on it.
                         usleep(10_000)
                     }
                 }
+            }
+            for held in waiting {
+                close(held.descriptor)
+                owner.abandoned(true)
             }
             for socket in sockets { close(socket) }
             close(wake.read)
@@ -90,6 +144,13 @@ final class LoopbackAcceptor: Sendable {
         }
         thread.name = "hybrid.body-channel.accept"
         thread.start()
+    }
+
+    /// `poll`'s timeout for what is left of a wait: whole milliseconds rounded up, never negative.
+    private static func milliseconds(_ left: Duration) -> Int32 {
+        let (seconds, attoseconds) = left.components
+        let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: max(total, 0))
     }
 
     /// Stops accepting and closes the listening sockets (on the accepting thread); returns once they are closed,

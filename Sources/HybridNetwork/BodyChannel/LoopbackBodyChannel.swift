@@ -85,10 +85,8 @@ public final class LoopbackBodyChannel: BodyChannel {
         let gate = BodyChannelGate(capacity: limits.maxConnections)
         let channel = LoopbackBodyChannel(routes: routes, limits: limits, acceptor: acceptor, gate: gate)
         let port = acceptor.port
-        acceptor.run { descriptor in
-            // Decided on the accepting thread, before NIO: a refused connection costs a close and nothing more.
-            let ready = LoopbackAcceptor.hasWholeHead(descriptor)
-            guard case .admitted(let slot, let evicting) = gate.admit(ready: ready) else {
+        let serve: @Sendable (Int32, BodyChannelGate.Admission) -> Void = { descriptor, admission in
+            guard case .admitted(let slot, let evicting) = admission else {
                 close(descriptor)
                 return
             }
@@ -100,8 +98,27 @@ public final class LoopbackBodyChannel: BodyChannel {
                     close(descriptor)
                 }
         }
+        // Decided on the accepting thread, before NIO: a refused connection costs a close and nothing more.
+        acceptor.run(
+            LoopbackAcceptor.Owner(
+                accepted: { descriptor in
+                    let admission = gate.admit(ready: LoopbackAcceptor.hasWholeHead(descriptor))
+                    if case .lookAgain = admission { return .waitForData }
+                    serve(descriptor, admission)
+                    return .taken
+                },
+                readable: { descriptor in
+                    serve(descriptor, gate.admit(ready: LoopbackAcceptor.hasWholeHead(descriptor), looked: true))
+                },
+                abandoned: { gate.lookAbandoned(stopping: $0) },
+                waitLimit: Self.waitForFirstBytes,
+                maxWaiting: max(limits.maxConnections / 2, 1)))
         return channel
     }
+
+    /// How long a connection accepted before its first bytes is held for them when no slot is free for it: a real
+    /// client writes its head right after connecting.
+    static let waitForFirstBytes: Duration = .milliseconds(250)
 
     /// Stops listening (as iOS does for a suspended app); pages fall back to uploading in slices. Open
     /// connections finish.
