@@ -145,7 +145,9 @@ import Testing
             let descriptor: [String: Any] = ["url": server.url(path).absoluteString, "method": "POST", "headers": []]
             let exchange = try await RawSocket.exchange(
                 port: channel.port,
-                chunks: [Data(page.head(port: channel.port, descriptor: descriptor, length: 4).utf8), Data("body".utf8)],
+                chunks: [
+                    Data(page.head(port: channel.port, descriptor: descriptor, length: 4).utf8), Data("body".utf8),
+                ],
                 readFor: .seconds(10))
             let response = try #require(exchange.response, "\(path)")
             #expect(response.status == 200, "\(path)")
