@@ -17,9 +17,12 @@ import Testing
         let switches = InterceptionSwitches()
 
         init(on channel: LoopbackBodyChannel, policy: ProxyPolicy = loopbackPolicy()) {
+            self.init(on: channel, proxy: NativeProxy(policy: policy))
+        }
+
+        init(on channel: LoopbackBodyChannel, proxy: any RequestProxying) {
             handler = InterceptingSchemeHandler(
-                wrapping: BodyChannelFloodTests.NoScheme(), switches: switches, proxy: NativeProxy(policy: policy),
-                hop: { $0() })
+                wrapping: BodyChannelFloodTests.NoScheme(), switches: switches, proxy: proxy, hop: { $0() })
             channel.routes.register(handler)
             handler.start(
                 PageLoad(
@@ -29,14 +32,14 @@ import Testing
 
         func head(
             port: Int, descriptor: [String: Any], length: Int?, origin: String? = nil, key: String? = nil,
-            extra: [String] = [], method: String = "POST"
+            extra: [String] = [], method: String = "POST", keepAlive: Bool = false
         ) -> String {
             var lines = ["\(method) \(BodyChannelRoutes.proxyPath) HTTP/1.1", "Host: 127.0.0.1:\(port)"]
             lines.append("Origin: \(origin ?? self.origin)")
             lines.append("\(BodyChannelRoutes.keyHeader): \(key ?? handler.bodyKey)")
             lines.append("\(BodyChannelRoutes.descriptorHeader): \(Self.encode(descriptor))")
             if let length { lines.append("Content-Length: \(length)") }
-            lines.append("Connection: close")
+            lines.append(keepAlive ? "Connection: keep-alive" : "Connection: close")
             return (lines + extra).joined(separator: "\r\n") + "\r\n\r\n"
         }
 
@@ -111,8 +114,11 @@ import Testing
         let head = try #require(Head(response))
         #expect(head.status == 200)
         #expect(head.value("X-Hybrid-Final-URL") != nil)
+        // The echo's length goes on the wire: the engine has the answer with its last byte.
+        #expect(response.header("Content-Length") == "\(response.body.count)")
+        #expect(response.header("Transfer-Encoding") == nil)
         let echo = try #require(
-            try? JSONDecoder().decode(Echo.self, from: Self.dechunked(response.body)),
+            try? JSONDecoder().decode(Echo.self, from: response.body),
             "\(String(decoding: response.body.prefix(300), as: UTF8.self))")
         #expect(echo.method == "POST")
         #expect(echo.bodyData == body)
@@ -124,6 +130,87 @@ import Testing
         #expect(echo.values("x-custom") == ["kept"])
         #expect(channel.routes.proxiesOpened == 1)
         #expect(page.handler.store.count == 0)
+    }
+
+    /// The wire answer announces the upstream body's length when the upstream did (the engine then completes it
+    /// with its last byte, not at a chunked terminator that waits for the client to see the upstream end), and is
+    /// chunked when it did not; the page's bytes are the same either way.
+    @Test func theAnswerCarriesTheUpstreamLengthOrGoesChunked() async throws {
+        let server = try await ProxyTestServer.start()
+        let channel = try LoopbackBodyChannel.start()
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let cases: [(path: String, length: String?)] = [("/bytes/70000", "70000"), ("/chunked/70000", nil)]
+        for (path, length) in cases {
+            let descriptor: [String: Any] = ["url": server.url(path).absoluteString, "method": "POST", "headers": []]
+            let exchange = try await RawSocket.exchange(
+                port: channel.port,
+                chunks: [
+                    Data(page.head(port: channel.port, descriptor: descriptor, length: 4).utf8), Data("body".utf8),
+                ],
+                readFor: .seconds(10))
+            let response = try #require(exchange.response, "\(path)")
+            #expect(response.status == 200, "\(path)")
+            #expect(response.header("Content-Length") == length, "\(path)")
+            #expect((response.header("Transfer-Encoding") == "chunked") == (length == nil), "\(path)")
+            let body = length == nil ? Self.dechunked(response.body) : response.body
+            #expect(body.count == 70000, "\(path): \(body.count)")
+        }
+        #expect(page.handler.store.count == 0)
+    }
+
+    /// A proxy whose body disagrees with the length its head announced (an app's own `RequestProxying`, or a server
+    /// the client did not hold to it) must not leave a kept-alive connection out of step: more bytes than announced,
+    /// or an end short of them, close the connection at once, and the engine sees a cut answer.
+    @Test func anAnswerThatBreaksItsAnnouncedLengthClosesTheConnection() async throws {
+        for (what, sent) in [("longer", 10), ("shorter", 2)] {
+            let channel = try LoopbackBodyChannel.start()
+            defer { channel.stop() }
+            let lying = LyingProxy(announced: 4, sent: sent)
+            let page = Page(on: channel, proxy: lying)
+            let descriptor: [String: Any] = ["url": "https://app.example/api", "method": "POST", "headers": []]
+            let exchange = try await RawSocket.exchange(
+                port: channel.port,
+                chunks: [
+                    Data(page.head(port: channel.port, descriptor: descriptor, length: 4, keepAlive: true).utf8),
+                    Data("body".utf8),
+                ],
+                readFor: .seconds(5))
+            #expect(exchange.closedByServer && exchange.elapsed < .seconds(5), "\(what): \(exchange.elapsed)")
+            let response = try #require(exchange.response, "\(what)")
+            #expect(response.header("Content-Length") == "4", "\(what)")
+            #expect(response.body.count < 4, "\(what): \(response.body.count) bytes on a 4-byte answer")
+            #expect(page.handler.store.count == 0, "\(what)")
+        }
+    }
+
+    /// A proxy that answers at once with a head announcing `announced` bytes and a body of `sent` bytes.
+    final class LyingProxy: RequestProxying, ProxyCancelling {
+        let announced: Int
+        let sent: Int
+
+        init(announced: Int, sent: Int) {
+            self.announced = announced
+            self.sent = sent
+        }
+
+        func perform(_ request: ProxiedRequest, events: @escaping @Sendable (ProxyEvent) -> Void)
+            -> any ProxyCancelling
+        {
+            let head = ProxiedResponseHead(
+                statusCode: 200, reasonPhrase: "OK", headers: [(name: "Content-Length", value: "\(announced)")],
+                url: request.url, redirected: false)
+            let sent = sent
+            // After the head is accepted, as a real proxy answers: from another thread.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+                events(.response(head))
+                events(.data(Data(repeating: 0x61, count: sent)))
+                events(.finished)
+            }
+            return self
+        }
+
+        func cancel() {}
     }
 
     /// Every head the routes refuse is answered at once, without CORS, and the connection closes unread: nothing

@@ -31,6 +31,9 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         /// Cancelled once the body is in; the proxy's own timeout bounds the rest.
         let deadline: Scheduled<Void>
         var headSent = false
+        /// The answer's `Content-Length`, when the proxy announced one, and the body bytes written so far.
+        var declared: Int?
+        var written = 0
         var answered = false
         /// The answer's last write, once sent.
         var lastWrite: EventLoopFuture<Void>?
@@ -225,10 +228,17 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
                 version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields)
             context.write(wrapOutboundOut(.head(head)), promise: nil)
             proxying.headSent = true
+            proxying.declared = fields.first(name: "Content-Length").flatMap { Int($0) }
             state = .proxying(proxying)
         case .data(let data):
+            proxying.written += data.count
+            // More than the announced length would run into the next answer on a kept connection.
+            if let declared = proxying.declared, proxying.written > declared { return abortProxy(proxying, context) }
+            state = .proxying(proxying)
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: data)))), promise: nil)
         case .end:
+            // Short of the announced length: the engine would wait for the rest; the cut tells the page instead.
+            if let declared = proxying.declared, proxying.written != declared { return abortProxy(proxying, context) }
             let done = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: done)
             proxying.answered = true
@@ -243,12 +253,19 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         // An answer before the whole body (a server may answer early): the body still streams to the proxy
         // (it may need it for a redirect) until it ends, then the connection is free again.
         case .abort:
-            // The answer had begun: the page sees its body fail, as with a cut connection.
-            proxying.upload?.abandon()
-            proxying.deadline.cancel()
-            state = .closing
-            context.close(promise: nil)
+            abortProxy(proxying, context)
         }
+    }
+
+    /// The answer had begun and cannot finish: the page sees its body fail, as with a cut connection.
+    private func abortProxy(_ proxying: Proxying, _ context: ChannelHandlerContext) {
+        proxying.upload?.abandon()
+        proxying.deadline.cancel()
+        proxying.exchange.cancel()
+        state = .closing
+        // The head (written, maybe not yet flushed) goes first, so the page sees a cut body, not a refused request.
+        context.flush()
+        context.close(promise: nil)
     }
 
     /// Answer and body both done: the connection takes its next request (or closes, if asked).

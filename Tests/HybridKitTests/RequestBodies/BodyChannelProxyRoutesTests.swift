@@ -210,6 +210,36 @@ import Testing
         #expect(view.store.count == 0)
     }
 
+    /// The wire answer promises the engine a length only where the bytes handed over must match it: one plain
+    /// decimal `Content-Length`, no encoding, a status and a method whose answer has a body.
+    @Test func theWireLengthIsTheUpstreamsOnlyWhereItDescribesTheBytes() {
+        func head(_ headers: [(String, String)], status: Int = 200) -> ProxiedResponseHead {
+            ProxiedResponseHead(
+                statusCode: status, reasonPhrase: "", headers: headers.map { (name: $0.0, value: $0.1) },
+                url: URL(string: "https://app.example/")!, redirected: false)
+        }
+        #expect(BodyChannelProxy.wireLength(of: head([("content-length", "12")]), method: "POST") == 12)
+        #expect(BodyChannelProxy.wireLength(of: head([("Content-Length", "0")]), method: "PUT") == 0)
+        let none: [(String, ProxiedResponseHead, String)] = [
+            ("no length", head([("X-Up", "1")]), "POST"),
+            ("a HEAD", head([("Content-Length", "12")]), "HEAD"),
+            ("a 204", head([("Content-Length", "12")], status: 204), "POST"),
+            ("a 304", head([("Content-Length", "12")], status: 304), "POST"),
+            ("a 1xx", head([("Content-Length", "12")], status: 103), "POST"),
+            ("encoded", head([("Content-Length", "12"), ("Content-Encoding", "gzip")]), "POST"),
+            ("chunked too", head([("Transfer-Encoding", "chunked"), ("Content-Length", "12")]), "POST"),
+            ("twice", head([("Content-Length", "12"), ("content-length", "12")]), "POST"),
+            ("a list", head([("Content-Length", "12, 12")]), "POST"),
+            ("signed", head([("Content-Length", "+12")]), "POST"),
+            ("negative", head([("Content-Length", "-1")]), "POST"),
+            ("empty", head([("Content-Length", "")]), "POST"),
+            ("too long", head([("Content-Length", "99999999999999999999999")]), "POST"),
+        ]
+        for (what, head, method) in none {
+            #expect(BodyChannelProxy.wireLength(of: head, method: method) == nil, "\(what)")
+        }
+    }
+
     @Test func aProxyFailureBeforeTheHeadIsAReadableRefusal() throws {
         let failing = ScriptedProxy([.failed(.hostNotAllowed("evil.example"))])
         let view = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: failing, hop: { $0() })

@@ -56,13 +56,18 @@ public final class BodyChannelProxy: Sendable {
     func start(_ events: @escaping @Sendable (Event) -> Void) {
         let origin = origin
         let backToPage = plan.backToPage
+        let method = plan.request.method
         let cancelling = proxy.perform(plan.request) { [weak self] event in
             guard let self else { return }
             switch event {
             case .response(let head):
                 guard self.mark({ $0.headSent = true }) else { return }
                 let response = InterceptingSchemeHandler.schemeResponse(for: head, pageURL: backToPage(head.url))
-                events(.head(status: 200, headers: Self.wireHeaders(for: response, origin: origin)))
+                var headers = Self.wireHeaders(for: response, origin: origin)
+                if let length = Self.wireLength(of: head, method: method) {
+                    headers.append(("Content-Length", String(length)))
+                }
+                events(.head(status: 200, headers: headers))
             case .data(let data):
                 guard self.mark({ _ in }) else { return }
                 events(.data(data))
@@ -130,6 +135,31 @@ public final class BodyChannelProxy: Sendable {
         return BodyChannelRoutes.answerHeaders(for: origin) + [
             (headHeader, encoded), ("Content-Type", "application/octet-stream"), ("Cache-Control", "no-store"),
         ]
+    }
+
+    /// The length the wire answer announces: the upstream body's when its head declares one for the bytes the proxy
+    /// hands over (one plain `Content-Length`, no encoding, a status and method that carry a body), else nil (the
+    /// answer goes chunked). With it the engine has the answer once its last byte lands instead of waiting for the
+    /// chunked terminator, which the proxy can only send after the client saw the upstream body end. The
+    /// connection holds the proxy to it: more bytes, or an end short of it, close the connection (the page's body
+    /// fails as with a cut connection) rather than desynchronise a kept-alive one.
+    static func wireLength(of head: ProxiedResponseHead, method: String) -> Int? {
+        let status = head.statusCode
+        guard method.uppercased() != "HEAD", status >= 200, status != 204, status != 304 else { return nil }
+        var length: Int?
+        for (name, value) in head.headers {
+            switch name.lowercased() {
+            case "content-encoding", "transfer-encoding": return nil
+            case "content-length":
+                // Repeated (even with equal values) or not a plain decimal: not a length to promise the engine.
+                guard length == nil, !value.isEmpty, value.utf8.allSatisfy({ (48...57).contains($0) }),
+                    let parsed = Int(value)
+                else { return nil }
+                length = parsed
+            default: continue
+            }
+        }
+        return length
     }
 
     /// A readable error answer (the page's fetch rejects with `message`), as events.
