@@ -171,7 +171,8 @@ import Testing
         let prefetcher = try NetworkPagePrefetcher(
             origins: [fixture.other.origin], policy: NetworkPagePolicy(allowsPrivateAddresses: true), jar: fixture.jar,
             network: { _ in SlowFailingNetwork() })
-        let container = try HybridContainer(configuration: fixture.configuration(prefetcher), factory: GTKEngineFactory())
+        let container = try HybridContainer(
+            configuration: fixture.configuration(prefetcher), factory: GTKEngineFactory())
         defer { container.close() }
         let events = container.loadEvents()
         try container.load(page)
