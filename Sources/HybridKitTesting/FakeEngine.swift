@@ -74,6 +74,16 @@ public final class FakeEngine: WebEngine {
     public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
         MainActor.assumeIsolated { loadLog.append("file \(fileURL.absoluteString)") }
     }
+    /// Set to play an engine whose process can start ahead of the first load (WebKitGTK's): then
+    /// ``startWebProcess()`` logs `start process` when nothing was loaded yet (``loadLog`` is empty).
+    public var startsWebProcess = false
+    public nonisolated func startWebProcess() -> Bool {
+        MainActor.assumeIsolated { () -> Bool in
+            guard startsWebProcess, loadLog.isEmpty else { return false }
+            loadLog.append("start process")
+            return true
+        }
+    }
     public nonisolated func reload() { MainActor.assumeIsolated { loadLog.append("reload") } }
     public nonisolated func stopLoading() {
         MainActor.assumeIsolated {

@@ -130,6 +130,10 @@ public final class WKEngine: NSObject, WebEngine {
         if let refusal { throw refusal }
     }
 
+    /// Not done on WKWebView: whether a blank `loadHTMLString` leaves a back-forward item the page could go back
+    /// to has not been checked on a device, so the first load starts the process, as before.
+    public nonisolated func startWebProcess() -> Bool { false }
+
     public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
         MainActor.assumeIsolated {
             if !closed { _ = webView.loadFileURL(fileURL, allowingReadAccessTo: directory) }

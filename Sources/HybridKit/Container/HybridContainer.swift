@@ -158,7 +158,7 @@ public final class HybridContainer {
         packageRoute = assembly.services.packageRoute
         prefetchAnswers = assembly.services[PrefetchAnswersKey.self]
         networkPages = assembly.services[NetworkPagesKey.self].map {
-            NetworkPageHandOver(engine: engine, prefetcher: $0)
+            NetworkPageHandOver(page: page, prefetcher: $0)
         }
         servedSchemes = Set(assembly.schemeHandlers.keys.map { $0.lowercased() })
         for script in assembly.userScripts { engine.addUserScript(script) }

@@ -25,6 +25,12 @@ public protocol WebEngine: AnyObject, Sendable {
     func loadSimulatedRequest(_ request: EngineRequest, response: SchemeResponse, responseData: Data)
         throws(EngineError)
     func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL)
+    /// Starts the web content process a view's first load needs, so that its launch overlaps what the caller
+    /// does before that load (a network page's document fetch), instead of following it. Engines that do it load
+    /// a blank document (`about:blank`) that leaves no history entry; its navigation events name `about:blank`.
+    /// False, and nothing done, when the view has loaded before or the engine cannot do it without a history
+    /// entry: the first load starts the process then, as it always did.
+    func startWebProcess() -> Bool
     func reload()
     func stopLoading()
     var url: URL? { get }

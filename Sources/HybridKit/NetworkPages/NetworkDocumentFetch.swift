@@ -208,6 +208,8 @@ final class NetworkDocumentFetch: Sendable {
     }
 
     var isClaimed: Bool { state.withLock { $0.claimed } }
+    /// Whether the document (or why there is none) is in already.
+    var hasOutcome: Bool { state.withLock { $0.outcome != nil } }
     var isFailed: Bool {
         state.withLock { state in
             if case .fallback = state.outcome { return true }

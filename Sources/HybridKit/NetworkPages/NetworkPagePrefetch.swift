@@ -1,6 +1,7 @@
 import Foundation
 import HybridCookies
 import Logging
+import Synchronization
 
 /// Network pages' main documents fetched natively, as a ``PageFeature``: the container's `load` of a page on one
 /// of the ``NetworkPagePrefetcher``'s origins shows the document native code fetched while the view started (see
@@ -32,25 +33,36 @@ extension PageServiceID {
 actor NetworkPageHandOver {
     nonisolated let unownedExecutor: UnownedSerialExecutor
     private let engine: any WebEngine
+    private let page: HybridPage
     private let prefetcher: NetworkPagePrefetcher
     /// Bumped by every load and by whatever replaces it: a hand-over whose generation is stale does nothing.
     private var generation = 0
 
-    init(engine: any WebEngine, prefetcher: NetworkPagePrefetcher) {
-        unownedExecutor = engine.executor
-        self.engine = engine
+    init(page: HybridPage, prefetcher: NetworkPagePrefetcher) {
+        unownedExecutor = page.engine.executor
+        engine = page.engine
+        self.page = page
         self.prefetcher = prefetcher
     }
 
     /// A later load, a `stopLoading`, or the container closing: a pending hand-over must not load anything.
-    func supersede() { generation += 1 }
+    func supersede() {
+        generation += 1
+        page.endWarmUp()
+    }
 
     /// Starts showing `request` from a native fetch; false when the prefetcher does not take it (the caller loads
     /// it the plain way).
     func start(_ request: EngineRequest, userAgent: String?) -> Bool {
-        generation += 1
+        supersede()
         guard let fetch = prefetcher.fetch(for: request, userAgent: userAgent) else { return false }
         let current = generation
+        // A view that never loaded launches its web process at its first load, and only then asks for the
+        // document: started now, the launch runs while the document is fetched instead of after it (a document
+        // a tap already fetched gains nothing from it).
+        if !fetch.hasOutcome, page.startWebProcessQuietly() {
+            prefetcher.metrics.count(.processStarted)
+        }
         let wait = prefetcher.policy.maximumWait
         let deadline = ContinuousClock.now + wait
         Task { await self.handOver(request, fetch: fetch, generation: current, deadline: deadline, wait: wait) }
@@ -62,6 +74,13 @@ actor NetworkPageHandOver {
         deadline: ContinuousClock.Instant, wait: Duration
     ) async {
         let outcome = await fetch.outcome(by: deadline, wait: wait)
+        guard current == generation else { return fetch.drop() }
+        if !(await warmUpEnded(by: deadline)) {
+            prefetcher.logger.warning(
+                "the view's blank start page did not end within the network page's wait: loading the page anyway",
+                metadata: ["url": "\(request.url.absoluteString)", "wait": "\(wait)"])
+            page.endWarmUp()
+        }
         guard current == generation else { return fetch.drop() }
         switch outcome {
         case .fallback(let why):
@@ -82,6 +101,21 @@ actor NetworkPageHandOver {
                 prefetcher.metrics.count(.shown)
             } catch {
                 loadPlainly(request, because: .engineRefused(error.description))
+            }
+        }
+    }
+
+    /// Waits until the blank document a cold view's process started with is in, so that the page's load does
+    /// not replace it half-way (their events would mix); false when `deadline` came first.
+    private func warmUpEnded(by deadline: ContinuousClock.Instant) async -> Bool {
+        guard page.warmingUp else { return true }
+        let once = ResumeOnce()
+        return await withCheckedContinuation { continuation in
+            once.set(continuation)
+            page.whenWarmUpEnds { once.resume(true) }
+            Task {
+                try? await Task.sleep(until: deadline)
+                once.resume(false)
             }
         }
     }
@@ -117,4 +151,13 @@ actor NetworkPageHandOver {
         let value = response.headers.first { $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame }?.value
         return value?.lowercased().contains("no-store") == true
     }
+}
+
+/// A continuation resumed by whichever of two callers comes first.
+private final class ResumeOnce: Sendable {
+    private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+    func set(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation.withLock { $0 = continuation } }
+
+    func resume(_ value: Bool) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }

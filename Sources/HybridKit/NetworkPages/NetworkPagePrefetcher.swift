@@ -157,7 +157,11 @@ public final class NetworkPagePrefetcher: Sendable {
 
 /// Network-page outcomes as ``HybridMetrics/networkPages`` counters.
 struct NetworkPageMetrics: Sendable {
-    enum Outcome: String, CaseIterable, Sendable { case started, shown, fallback, waste }
+    /// `process_started`: a cold view's web process started while its document was fetched.
+    enum Outcome: String, CaseIterable, Sendable {
+        case started, shown, fallback, waste
+        case processStarted = "process_started"
+    }
 
     private let counters: [Outcome: Counter]
 

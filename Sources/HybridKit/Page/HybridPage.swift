@@ -56,25 +56,67 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
         // The classic WebViewJavascriptBridge bootstrap loads this URL in a hidden iframe to wake the
         // native side; here the bridge is always there, so the load is dropped instead of hitting the network.
         if action.request.url.host?.lowercased() == "__bridge_loaded__" { return .cancel }
+        if warmingUp { return .allow }
         return delegate?.decidePolicy(for: action) ?? .allow
     }
 
     public func decidePolicy(for response: NavigationResponse) -> NavigationResponsePolicy {
-        delegate?.decidePolicy(for: response) ?? (response.canShowMIMEType ? .allow : .download)
+        if warmingUp { return .allow }
+        return delegate?.decidePolicy(for: response) ?? (response.canShowMIMEType ? .allow : .download)
     }
 
-    public func didStartNavigation(to url: URL?) { delegate?.didStartNavigation(to: url) }
+    public func didStartNavigation(to url: URL?) {
+        if warmingUp { return }
+        delegate?.didStartNavigation(to: url)
+    }
 
     public func didCommitNavigation(to url: URL?) {
         bridge.assumeIsolated { $0.pageDidNavigate() }
+        if warmingUp { return }
         delegate?.didCommitNavigation(to: url)
     }
 
-    public func didFinishNavigation(to url: URL?) { delegate?.didFinishNavigation(to: url) }
+    public func didFinishNavigation(to url: URL?) {
+        if warmingUp { return endWarmUp() }
+        delegate?.didFinishNavigation(to: url)
+    }
 
     public func didFailNavigation(to url: URL?, error: String) {
+        if warmingUp { return endWarmUp() }
         logFailedLoad(url, error)
         delegate?.didFailNavigation(to: url, error: error)
+    }
+
+    // MARK: Starting the web process early
+
+    /// Set from ``startWebProcessQuietly()`` until the blank document it loads finished or failed (or
+    /// ``endWarmUp()``); nil when no blank document is loading. That document is not the host's page: its events
+    /// reach no delegate, and the page's load waits for it to end (``whenWarmUpEnds(_:)``), so no event of one is
+    /// ever taken for the other's (WebKitGTK names an event by the view's URI at the time, which a later load
+    /// changes).
+    private var warmUpWaiters: [@Sendable () -> Void]?
+
+    var warmingUp: Bool { warmUpWaiters != nil }
+
+    /// Starts the engine's web process ahead of the view's first load (``WebEngine/startWebProcess()``), the
+    /// blank document it takes hidden from ``delegate``; false when the engine did nothing.
+    func startWebProcessQuietly() -> Bool {
+        guard engine.startWebProcess() else { return false }
+        warmUpWaiters = []
+        return true
+    }
+
+    /// Calls `body` once the blank document is in (or failed), or at once when none is loading.
+    func whenWarmUpEnds(_ body: @escaping @Sendable () -> Void) {
+        if warmUpWaiters == nil { return body() }
+        warmUpWaiters?.append(body)
+    }
+
+    /// The blank document ended, or the host loads something else: from now on every event passes.
+    func endWarmUp() {
+        let waiters = warmUpWaiters ?? []
+        warmUpWaiters = nil
+        for waiter in waiters { waiter() }
     }
 
     /// One per page (not per type): a logger takes its handler when it is made, and the host may set up logging
@@ -92,6 +134,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func webProcessDidTerminate(reason: WebProcessTerminationReason) {
         bridge.assumeIsolated { $0.pageDidNavigate() }
+        endWarmUp()
         delegate?.webProcessDidTerminate(reason: reason)
     }
 }

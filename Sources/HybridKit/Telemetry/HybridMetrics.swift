@@ -46,7 +46,8 @@ public enum HybridMetrics {
     public static let prefetchSaved = "hybrid_prefetch_saved"
     /// Counter. Network pages' main documents fetched natively (``NetworkPagePrefetcher``); dimension `outcome`:
     /// `started`, `shown` (handed to the engine), `fallback` (the engine loaded the page itself; the log says why),
-    /// `waste` (fetched on a tap and never opened, expired or evicted).
+    /// `waste` (fetched on a tap and never opened, expired or evicted), `process_started` (a cold view's web
+    /// process started while its document was fetched).
     public static let networkPages = "hybrid_network_pages"
     /// Counter. The HTTP cache of natively fetched responses (``HTTPResponseCache``); dimension `outcome`: `hit`
     /// (answered fresh from the cache), `revalidated` (a 304 refreshed a stored response), `miss` (sent to the

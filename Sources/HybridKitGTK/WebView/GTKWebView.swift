@@ -178,6 +178,18 @@ public final class GTKWebView: WebEngine {
         if !loaded { throw .viewClosed }
     }
 
+    /// A view that has loaded nothing has no web process yet: WebKitGTK launches it at the first load, and only
+    /// then asks for the main document, so the launch and the document's round trip follow each other. An empty
+    /// HTML string (`about:blank`) launches it now and, loaded as a string, leaves no history entry (checked in
+    /// `NetworkPageGTKTests`).
+    public nonisolated func startWebProcess() -> Bool {
+        GTKActor.run { () -> Bool in
+            guard !closed, webkit_web_view_get_uri(webView) == nil else { return false }
+            webkit_web_view_load_html(webView, "", nil)
+            return true
+        }
+    }
+
     public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
         GTKActor.run {
             guard !closed else { return }

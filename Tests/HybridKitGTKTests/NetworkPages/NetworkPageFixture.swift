@@ -84,6 +84,24 @@ final class NetworkPageFixture: Sendable {
                     status: .ok, headers: [.contentType: "text/html"],
                     body: .init(byteBuffer: ByteBuffer(string: html("big") + filler)))
             }
+            // Documents that take 300 ms (`?ms=` for another wait), long enough for a cold view's web process to
+            // start meanwhile; the second with a policy the simulated load cannot carry.
+            router.get("slow") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                let wait = request.uri.queryParameters.get("ms").flatMap { Int($0) } ?? 300
+                try await Task.sleep(for: .milliseconds(wait))
+                return Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: html("slow"))))
+            }
+            router.get("slowcsp") { request, _ in
+                log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                try await Task.sleep(for: .milliseconds(300))
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: "text/html", .contentSecurityPolicy: "script-src 'none'"],
+                    body: .init(byteBuffer: ByteBuffer(string: html("slowcsp"))))
+            }
             // A document that drips: five pieces, 200 ms apart.
             router.get("drip") { request, _ in
                 log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
@@ -164,6 +182,47 @@ final class NetworkPageFixture: Sendable {
         return try JSONDecoder().decode(Probe.self, from: Data(text.utf8))
     }
 
+    /// Loads `path` in a new cold view and returns the URLs its load events named until it finished (or failed),
+    /// what the engine's URL was right after `load` returned, and the document's probe and history lengths.
+    @GTKActor func openCold(_ path: String, with prefetcher: NetworkPagePrefetcher) async throws -> ColdOpen {
+        let container = try HybridContainer(configuration: configuration(prefetcher), factory: GTKEngineFactory())
+        defer { container.close() }
+        let sync = EngineCookieSync(jar: jar, store: container.engine.cookieStore)
+        defer { sync.stop() }
+        await sync.start()
+        let events = container.loadEvents()
+        let before = container.engine.url
+        try container.load(try url(path))
+        let afterLoadCall = container.engine.url
+        var named: [String] = []
+        for await event in events {
+            switch event {
+            case .started(let url), .committed(let url): named.append(url?.absoluteString ?? "nil")
+            case .finished(let url):
+                named.append(url?.absoluteString ?? "nil")
+            case .failed(let failure):
+                named.append("failed \(failure.url?.absoluteString ?? "nil")")
+            default: continue
+            }
+            if case .finished = event { break }
+            if case .failed(let failure) = event, failure.kind != .cancelled { break }
+        }
+        let probe = try await Self.probe(container.engine)
+        let length = try await container.engine.evaluateJavaScript("history.length")
+        return ColdOpen(
+            before: before, afterLoadCall: afterLoadCall, named: named, probe: probe, documentHistory: length,
+            engineHistory: container.engine.historyLength)
+    }
+
+    struct ColdOpen: Equatable {
+        var before: URL?
+        var afterLoadCall: URL?
+        var named: [String]
+        var probe: Probe
+        var documentHistory: String?
+        var engineHistory: Int?
+    }
+
     func requests(_ prefix: String) -> [String] { log.lines.withLock { $0.filter { $0.hasPrefix(prefix) } } }
     var natives: [String] { nativeFetches.lines.withLock { $0 } }
 
@@ -183,6 +242,20 @@ struct CountingNetwork: NetworkFetching {
     ) -> any NetworkFetchCancelling {
         log.note("GET \(request.url.path)?\(request.url.query ?? "")")
         return base.fetch(request, followRedirects: followRedirects, events: events)
+    }
+}
+/// A network whose fetches fail after 300 ms: long enough for a cold view's web process to start meanwhile.
+struct SlowFailingNetwork: NetworkFetching {
+    struct Never: NetworkFetchCancelling { func cancel() {} }
+
+    func fetch(
+        _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) -> any NetworkFetchCancelling {
+        Task {
+            try? await Task.sleep(for: .milliseconds(300))
+            events(.failed("unreachable"))
+        }
+        return Never()
     }
 }
 #endif

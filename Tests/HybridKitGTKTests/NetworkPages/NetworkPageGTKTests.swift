@@ -114,6 +114,83 @@ import Testing
         #expect(fixture.requests("GET /json").count == 2)
     }
 
+    /// WebKitGTK launches a view's web process at its first load and only then asks for the document; a cold
+    /// view with a network page starts it on a blank document while the document is fetched. That blank document
+    /// is never the host's page: no load event names it, and the page has no history entry to go back to it.
+    @Test @GTKActor func aColdViewStartsItsProcessDuringTheFetchAndTheBlankPageStaysHidden() async throws {
+        let fixture = try await NetworkPageFixture()
+        defer { fixture.close() }
+        // The document a tap fetched already: no process start, the reference for what the host and page see.
+        let tapped = try fixture.prefetcher()
+        let reference = "/slow?ms=0"
+        #expect(tapped.prefetch(for: try fixture.url(reference)))
+        try await Task.sleep(for: .milliseconds(200))
+        let control = try await fixture.openCold(reference, with: tapped)
+        #expect(control.afterLoadCall?.absoluteString != "about:blank")
+        // 300 ms: the page's load replaces the blank one before it started; 1500 ms: after it finished.
+        for wait in [300, 1500] {
+            let path = "/slow?ms=\(wait)"
+            let page = try fixture.url(path).absoluteString
+            let open = try await fixture.openCold(path, with: try fixture.prefetcher())
+            #expect(open.before == nil)
+            #expect(open.afterLoadCall?.absoluteString == "about:blank", "the process did not start during the fetch")
+            #expect(open.named == [page, page, page], "\(wait) ms: \(open.named)")
+            #expect(open.probe.title == "slow ran")
+            #expect(open.probe.origin == fixture.server.origin)
+            #expect(open.documentHistory == control.documentHistory)
+            #expect(open.engineHistory == control.engineHistory, "the blank page left a history entry")
+            #expect(fixture.requests("GET \(path)") == ["GET \(path)"])
+        }
+        #expect(control.named.count == 3 && control.named.allSatisfy { $0.hasSuffix(reference) }, "\(control.named)")
+        #expect(fixture.natives == ["GET /slow?ms=0", "GET /slow?ms=300", "GET /slow?ms=1500"])
+    }
+
+    /// The same, when the native fetch falls back (a policy the simulated load cannot carry) after the blank
+    /// document loaded: the engine's own load replaces it, still unseen, and the policy applies.
+    @Test @GTKActor func aFallbackAfterTheProcessStartedStillHidesTheBlankPage() async throws {
+        let fixture = try await NetworkPageFixture()
+        defer { fixture.close() }
+        let page = try fixture.url("/slowcsp").absoluteString
+        let open = try await fixture.openCold("/slowcsp", with: try fixture.prefetcher())
+        #expect(open.afterLoadCall?.absoluteString == "about:blank")
+        #expect(!open.named.contains { $0.contains("about:blank") }, "\(open.named)")
+        #expect(open.named.last == page)
+        #expect(open.probe.title == "slowcsp", "the inline script ran: the policy was lost")
+        #expect(open.documentHistory == "1")
+        #expect(open.engineHistory == 1)
+        #expect(fixture.requests("GET /slowcsp").count == 2)
+    }
+
+    /// Hiding the blank document's events never hides the page's: a page whose native fetch fails slowly and whose
+    /// server is gone fails for the host, under its own URL, while the blank one is still held back.
+    @Test @GTKActor func aPageThatFailsAfterTheProcessStartedIsStillReported() async throws {
+        let fixture = try await NetworkPageFixture()
+        defer { fixture.close() }
+        fixture.other.stop()
+        let page = try #require(URL(string: fixture.other.origin + "/page"))
+        let prefetcher = try NetworkPagePrefetcher(
+            origins: [fixture.other.origin], policy: NetworkPagePolicy(allowsPrivateAddresses: true), jar: fixture.jar,
+            network: { _ in SlowFailingNetwork() })
+        let container = try HybridContainer(
+            configuration: fixture.configuration(prefetcher), factory: GTKEngineFactory())
+        defer { container.close() }
+        let events = container.loadEvents()
+        try container.load(page)
+        #expect(container.engine.url?.absoluteString == "about:blank")
+        var failure: PageLoadFailure?
+        var named: [String] = []
+        for await event in events {
+            if case .started(let url) = event { named.append(url?.absoluteString ?? "nil") }
+            if case .failed(let failed) = event, failed.kind != .cancelled {
+                failure = failed
+                break
+            }
+            if case .finished = event { break }
+        }
+        #expect(failure?.url == page, "\(String(describing: failure))")
+        #expect(named == [page.absoluteString])
+    }
+
     @Test @GTKActor func aTapPrefetchFeedsAPooledView() async throws {
         let fixture = try await NetworkPageFixture()
         defer { fixture.close() }

@@ -239,6 +239,40 @@ import Testing
         #expect(rig.networks.made.withLock { $0.count } == 1)
     }
 
+    /// A cold view's web process starts when the fetch does, not once the document is in; the document waits
+    /// for the blank start page to end (their events never mix), and the blank page's events reach no one. A
+    /// document a tap fetched already gets no such start.
+    @Test func aColdViewStartsItsProcessOnlyWhileItsDocumentIsFetched() async throws {
+        let rig = try Rig()
+        rig.engine.startsWebProcess = true
+        let events = rig.container.loadEvents()
+        try rig.container.load(try Self.url("https://news.example/a"))
+        #expect(rig.engine.loadLog == ["start process"])
+        try rig.network.answer(0)
+        for _ in 0..<50 { await Task.yield() }
+        #expect(rig.engine.loadLog == ["start process"], "shown before the blank page ended")
+        let blank = try Self.url("about:blank")
+        rig.engine.navigationDelegate?.didStartNavigation(to: blank)
+        rig.engine.navigationDelegate?.didCommitNavigation(to: blank)
+        rig.engine.navigationDelegate?.didFinishNavigation(to: blank)
+        for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(rig.engine.loadLog == ["start process", "simulated https://news.example/a"])
+        let page = try Self.url("https://news.example/a")
+        rig.engine.navigationDelegate?.didStartNavigation(to: page)
+        rig.container.close()
+        var seen: [PageLoadEvent] = []
+        for await event in events { seen.append(event) }
+        #expect(seen == [.started(page)])
+
+        let tapped = try Rig()
+        tapped.engine.startsWebProcess = true
+        let other = try Self.url("https://news.example/b")
+        #expect(tapped.prefetcher.prefetch(for: other))
+        try tapped.network.answer(0)
+        try tapped.container.load(other)
+        #expect(try await tapped.loaded() == ["simulated https://news.example/b"])
+    }
+
     @Test func requestsThatAreNotPlainDocumentGETsLoadAsTheyAre() throws {
         let rig = try Rig()
         try rig.container.load(
