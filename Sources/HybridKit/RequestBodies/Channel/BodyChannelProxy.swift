@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// One full-proxy request over the body channel, in one HTTP exchange: the head names the request (its descriptor
@@ -60,6 +61,19 @@ public final class BodyChannelProxy: Sendable {
             guard let self else { return }
             switch event {
             case .response(let head):
+                // The hooks rebuild the page's `Response` from this head, and its constructor throws a RangeError
+                // for a status outside 200–599: a readable refusal says why instead, and the rest is not fetched.
+                guard Self.pageStatuses.contains(head.statusCode) else {
+                    let cancelling = self.state.withLock { $0.cancelling }
+                    guard self.end() else { return }
+                    cancelling?.cancel()
+                    let message =
+                        "\(head.url.host(percentEncoded: false) ?? "the server") answered with status "
+                        + "\(head.statusCode), which a page's Response cannot carry (200–599); fix the server's status"
+                    Self.logger.warning("\(message)", metadata: ["url": "\(head.url.absoluteString)"])
+                    for event in Self.refusal(502, message, origin: origin) { events(event) }
+                    return
+                }
                 guard self.mark({ $0.headSent = true }) else { return }
                 let response = InterceptingSchemeHandler.schemeResponse(for: head, pageURL: backToPage(head.url))
                 events(.head(status: 200, headers: Self.wireHeaders(for: response, origin: origin)))
@@ -77,7 +91,13 @@ public final class BodyChannelProxy: Sendable {
                 for event in Self.refusal(502, error.description, origin: origin) { events(event) }
             }
         }
-        state.withLock { $0.cancelling = cancelling }
+        // Ended before the handle was kept (a refused head, or a cancel while `perform` ran): stopped here.
+        let ended = state.withLock { state -> Bool in
+            if state.ended { return true }
+            state.cancelling = cancelling
+            return false
+        }
+        if ended { cancelling.cancel() }
     }
 
     /// Whether the exchange ended (answered, failed or cancelled): the body's remaining bytes have nowhere to go and
@@ -122,7 +142,7 @@ public final class BodyChannelProxy: Sendable {
         for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { pairs.append([name, value]) }
         let head = JSONValue.object([
             "status": .number(Double(response.statusCode)),
-            "statusText": .string(response.reasonPhrase ?? ""),
+            "statusText": .string(Self.statusText(response.reasonPhrase ?? "")),
             "headers": .array(pairs.map { .array($0.map(JSONValue.string)) }),
         ])
         let json = (try? JSONEncoder().encode(head)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -139,6 +159,23 @@ public final class BodyChannelProxy: Sendable {
             statusCode: status, headers: ["X-Hybrid-Proxy-Error": "1", "Content-Type": "application/json"])
         return [.head(status: status, headers: wireHeaders(for: response, origin: origin)), .data(body), .end]
     }
+
+    /// Statuses the page's `Response` constructor takes.
+    static let pageStatuses = 200...599
+
+    /// `reason` with what `new Response(…, {statusText})` refuses left out: it takes RFC 9110's reason-phrase only
+    /// (HTAB, SP, VCHAR, obs-text: characters up to U+00FF), and a server's phrase must never make the page's
+    /// fetch throw. "OK", "Größe" pass unchanged; "☃" and control characters go.
+    static func statusText(_ reason: String) -> String {
+        var text = ""
+        for scalar in reason.unicodeScalars
+        where scalar == "\t" || (0x20...0x7E).contains(scalar.value) || (0x80...0xFF).contains(scalar.value) {
+            text.unicodeScalars.append(scalar)
+        }
+        return text
+    }
+
+    private static let logger = Logger(label: "hybrid.bodies")
 
     private static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
