@@ -84,3 +84,30 @@ import Testing
         #expect(logs.messages("hybrid.bodies").contains { $0.contains("X-Hybrid-* headers were dropped") })
     }
 }
+
+extension BodyChannelProxyHostileUpstreamTests {
+    /// A URL with credentials in it (which a page's `new Request` refuses outright), in the descriptor or in a
+    /// redirect's `Location`: no `Authorization` made from them ever reaches a server.
+    @Test func credentialsInAURLNeverBecomeAnAuthorizationHeader() async throws {
+        let server = try await ProxyTestServer.start()
+        let channel = try LoopbackBodyChannel.start()
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        let inURL = "http://user:secret@127.0.0.1:\(server.port)/echo"
+        let viaRedirect = server.url("/redirect/307?to=\(inURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+        for url in [inURL, viaRedirect.absoluteString] {
+            let descriptor: [String: Any] = ["url": url, "method": "POST", "headers": []]
+            let exchange = try await RawSocket.exchange(
+                port: port,
+                chunks: [Data(page.head(port: port, descriptor: descriptor, length: 4).utf8), Data("body".utf8)],
+                readFor: .seconds(10))
+            #expect(exchange.response != nil, "\(url)")
+        }
+        // Both went out (the proxy takes such URLs as the engine would), so the check below saw real requests.
+        #expect(server.requests.filter { $0.path == "/echo" }.count == 2, "\(server.requests.map(\.path))")
+        for request in server.requests {
+            #expect(request.values("authorization").isEmpty, "\(request.path): \(request.values("authorization"))")
+        }
+    }
+}
