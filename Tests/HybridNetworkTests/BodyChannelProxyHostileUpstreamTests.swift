@@ -111,3 +111,78 @@ extension BodyChannelProxyHostileUpstreamTests {
         }
     }
 }
+
+/// A hostile local process (or a page's hooks gone wrong) on the proxy route: lengths the HTTP parser must refuse,
+/// a head over its limit, descriptors whose method, URL or headers would smuggle a second request upstream.
+@Suite(.serialized) struct BodyChannelProxyHostileClientTests {
+    typealias Page = BodyChannelProxyTests.Page
+
+    /// Lengths that are not one plain number never open a proxy request: closed unread, nothing upstream.
+    @Test func lengthsThatAreNotOneNumberOpenNothing() async throws {
+        let server = try await ProxyTestServer.start()
+        let channel = try LoopbackBodyChannel.start()
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        let good: [String: Any] = ["url": server.url("/echo").absoluteString, "method": "POST", "headers": []]
+        for length in ["+4", "-4", "4, 4", "0x4", "4 4", "99999999999999999999999", "4\u{0B}"] {
+            let head = page.head(port: port, descriptor: good, length: nil, extra: ["Content-Length: \(length)"])
+            let exchange = try await RawSocket.exchange(
+                port: port, chunks: [Data(head.utf8), Data("body".utf8)], readFor: .seconds(5))
+            #expect(exchange.closedByServer, "\(length.debugDescription)")
+            #expect(exchange.response.map { $0.status >= 400 } ?? true, "\(length.debugDescription): \(exchange.response?.status ?? 0)")
+        }
+        // A head over the parser's limit (80 KiB): refused whole.
+        let huge = page.head(port: port, descriptor: good, length: 4, extra: ["X-Pad: " + String(repeating: "a", count: 100 << 10)])
+        let refused = try await RawSocket.exchange(port: port, chunks: [Data(huge.utf8), Data("body".utf8)], readFor: .seconds(5))
+        #expect(refused.closedByServer && refused.response.map { $0.status >= 400 } ?? true)
+        #expect(server.requests.isEmpty, "\(server.requests.map(\.path))")
+        #expect(channel.routes.proxiesOpened == 0)
+        #expect(page.handler.store.count == 0)
+    }
+
+    /// A descriptor is JSON, so it can hold what a header line cannot: a method, URL or header carrying CR LF, a
+    /// header name that is no token, a scheme the proxy does not speak. None of it smuggles a byte upstream: the
+    /// proxy refuses the request readably, or drops the header.
+    @Test func aDescriptorCannotSmuggleARequestUpstream() async throws {
+        let server = try await ProxyTestServer.start()
+        let channel = try LoopbackBodyChannel.start()
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        let echo = server.url("/echo").absoluteString
+        let refusedOutright: [(String, [String: Any])] = [
+            ("a method with CR LF", ["url": echo, "method": "POST /x HTTP/1.1\r\nX-Smuggled: 1\r\n\r\nGET", "headers": []]),
+            ("a method with a space", ["url": echo, "method": "GET /admin", "headers": []]),
+            ("a data URL", ["url": "data:text/plain,hi", "method": "POST", "headers": []]),
+            ("an ftp URL", ["url": "ftp://127.0.0.1:\(server.port)/x", "method": "POST", "headers": []]),
+            ("another custom scheme", ["url": "other-app://app.example/x", "method": "POST", "headers": []]),
+        ]
+        for (what, descriptor) in refusedOutright {
+            let exchange = try await RawSocket.exchange(
+                port: port, chunks: [Data(page.head(port: port, descriptor: descriptor, length: 4).utf8), Data("body".utf8)],
+                readFor: .seconds(5))
+            let status = exchange.response?.status ?? 0
+            #expect(status == 400 || status == 502, "\(what): \(status)")
+        }
+        #expect(server.requests.isEmpty, "\(server.requests.map { "\($0.method) \($0.path)" })")
+        let headers: [[String]] = [
+            ["X-Bad Name", "1"], ["", "empty"], ["X-\u{100}", "latin"], ["X-Nul", "a\u{0}b"], ["X-Lf", "a\nX-Smuggled: 1"],
+            ["X-Ok", "kept"],
+        ]
+        let exchange = try await RawSocket.exchange(
+            port: port,
+            chunks: [
+                Data(page.head(port: port, descriptor: ["url": echo, "method": "POST", "headers": headers], length: 4).utf8),
+                Data("body".utf8),
+            ],
+            readFor: .seconds(10))
+        #expect(exchange.response != nil)
+        let seen = try #require(server.requests.first)
+        #expect(server.requests.count == 1 && seen.path == "/echo")
+        #expect(seen.values("x-ok") == ["kept"])
+        #expect(seen.values("x-smuggled").isEmpty && seen.values("x-nul").isEmpty && seen.values("x-lf").isEmpty)
+        #expect(!seen.headers.contains { $0.name.contains(" ") || $0.name.isEmpty || $0.value.contains("\u{0}") })
+        #expect(page.handler.store.count == 0)
+    }
+}

@@ -54,7 +54,10 @@ enum JSONStringFastPath {
                 found |= control | special
             }
             guard found == 0 else { return nil }
-            return String(validating: inner, as: UTF8.self)
+            // Not `String(validating:as:)`: the Apple SDK type-check's iOS 17.4 standard library lacks it. Decoding
+            // repairs ill-formed UTF-8 with U+FFFD, so the bytes come back unchanged exactly when they were valid.
+            let decoded = String(decoding: inner, as: UTF8.self)
+            return decoded.utf8.elementsEqual(inner) ? decoded : nil
         }
         return read ?? nil
     }

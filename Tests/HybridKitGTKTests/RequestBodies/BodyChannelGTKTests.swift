@@ -303,5 +303,41 @@ import Testing
         #expect(lab.interception.handler.store.count == 0)
         #expect(lab.interception.handler.proxiedCount == 0)
     }
+
+    /// A server whose answer has a big head: the channel carries that head in one header (`X-Hybrid-Head`,
+    /// percent-encoded JSON, up to three times its size). Whatever the engine makes of it, the request reaches the
+    /// server once: a page's POST is never sent a second time the other way because its answer was large.
+    @Test(arguments: [8, 32, 64])
+    @GTKActor func aBigAnswerHeadNeverSendsTheRequestTwice(_ kilobytes: Int) async throws {
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
+        try await lab.load(lab.pageURL(.fullProxy))
+        let token = "head-\(kilobytes)-\(UUID().uuidString)"
+        let answer = try await lab.run(
+            """
+            (async () => {
+              const blob = new Blob([new Uint8Array(300 * 1024)], { type: 'application/x-test' });
+              try {
+                const response = await fetch('/big-head/\(kilobytes)?token=\(token)', { method: 'POST', body: blob });
+                return 'status ' + response.status + ' ' + (response.headers.get('X-Big-0') || '').length + ' '
+                  + (await response.text());
+              } catch (error) { return error.name + ': ' + error.message; }
+            })()
+            """)
+        let hits = BodyEcho.bigHeadHits.withLock { $0[token] ?? 0 }
+        #expect(hits == 1, "\(kilobytes) KB: the server saw the request \(hits) times; the page got \(answer)")
+        #expect(channel.routes.proxiesOpened == 1)
+        if kilobytes == 8 {
+            #expect(answer.contains("status 200 4095 big head"), "\(answer)")
+        } else if kilobytes == 64 {
+            // Over the channel's bound: refused readably, with what to change.
+            #expect(answer.contains("TypeError: HybridKit proxy:") && answer.contains("KiB bound"), "\(answer)")
+        } else {
+            #expect(answer.contains("status 200 4095 big head") || answer.contains("KiB bound"), "\(answer)")
+        }
+    }
 }
 #endif

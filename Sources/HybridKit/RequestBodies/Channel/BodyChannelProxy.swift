@@ -61,22 +61,28 @@ public final class BodyChannelProxy: Sendable {
             guard let self else { return }
             switch event {
             case .response(let head):
+                let server = head.url.host(percentEncoded: false) ?? "the server"
                 // The hooks rebuild the page's `Response` from this head, and its constructor throws a RangeError
                 // for a status outside 200–599: a readable refusal says why instead, and the rest is not fetched.
                 guard Self.pageStatuses.contains(head.statusCode) else {
-                    let cancelling = self.state.withLock { $0.cancelling }
-                    guard self.end() else { return }
-                    cancelling?.cancel()
-                    let message =
-                        "\(head.url.host(percentEncoded: false) ?? "the server") answered with status "
-                        + "\(head.statusCode), which a page's Response cannot carry (200–599); fix the server's status"
-                    Self.logger.warning("\(message)", metadata: ["url": "\(head.url.absoluteString)"])
-                    for event in Self.refusal(502, message, origin: origin) { events(event) }
-                    return
+                    return self.refuse(
+                        "\(server) answered with status \(head.statusCode), which a page's Response cannot carry "
+                            + "(200–599); fix the server's status", url: head.url, events)
+                }
+                let response = InterceptingSchemeHandler.schemeResponse(for: head, pageURL: backToPage(head.url))
+                let headers = Self.wireHeaders(for: response, origin: origin)
+                // An engine drops an answer with a header past its limit (WebKitGTK's libsoup: 64 KiB) as a network
+                // error, and the hooks then send the request again the other way: upstream would see it twice.
+                let carried = headers.first { $0.0 == Self.headHeader }?.1.utf8.count ?? 0
+                guard carried <= Self.maxCarriedHeadBytes else {
+                    return self.refuse(
+                        "\(server)'s answer has a head of \(carried) bytes as the body channel carries it, over its "
+                            + "\(Self.maxCarriedHeadBytes / 1024) KiB bound; send fewer or smaller response headers, or "
+                            + "give RequestInterception no bodyChannel (requests then go through the scheme)",
+                        url: head.url, events)
                 }
                 guard self.mark({ $0.headSent = true }) else { return }
-                let response = InterceptingSchemeHandler.schemeResponse(for: head, pageURL: backToPage(head.url))
-                events(.head(status: 200, headers: Self.wireHeaders(for: response, origin: origin)))
+                events(.head(status: 200, headers: headers))
             case .data(let data):
                 guard self.mark({ _ in }) else { return }
                 events(.data(data))
@@ -98,6 +104,16 @@ public final class BodyChannelProxy: Sendable {
             return false
         }
         if ended { cancelling.cancel() }
+    }
+
+    /// Ends the exchange with a readable refusal (the page's fetch rejects with `message`; the hooks do not send
+    /// the request again), stopping the proxy's request.
+    private func refuse(_ message: String, url: URL, _ events: @Sendable (Event) -> Void) {
+        let cancelling = state.withLock { $0.cancelling }
+        guard end() else { return }
+        cancelling?.cancel()
+        Self.logger.warning("\(message)", metadata: ["url": "\(url.absoluteString)"])
+        for event in Self.refusal(502, message, origin: origin) { events(event) }
     }
 
     /// Whether the exchange ended (answered, failed or cancelled): the body's remaining bytes have nowhere to go and
@@ -160,6 +176,10 @@ public final class BodyChannelProxy: Sendable {
         return [.head(status: status, headers: wireHeaders(for: response, origin: origin)), .data(body), .end]
     }
 
+    /// The most bytes ``headHeader`` may take (percent-encoded JSON: up to three times the head's size). Below
+    /// every engine's header limit; answer heads are a few kilobytes.
+    static let maxCarriedHeadBytes = 32 * 1024
+
     /// Statuses the page's `Response` constructor takes.
     static let pageStatuses = 200...599
 
@@ -177,8 +197,11 @@ public final class BodyChannelProxy: Sendable {
 
     private static let logger = Logger(label: "hybrid.bodies")
 
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    /// What ``headHeader`` leaves as it is: every visible ASCII character but `%` (the hooks' `decodeURIComponent`
+    /// changes nothing else, and a header value takes them all), so an ASCII head costs about its own size, not
+    /// three times it, against ``maxCarriedHeadBytes``.
+    private static let unreserved = CharacterSet(charactersIn: Unicode.Scalar(0x21)...Unicode.Scalar(0x7E))
+        .subtracting(CharacterSet(charactersIn: "%"))
 }
 
 extension InterceptingSchemeHandler {
