@@ -41,7 +41,8 @@ import Testing
             #expect(response.status == 502 && response.header("Access-Control-Allow-Origin") == page.origin)
             let head = try #require(Head(response), "\(status)")
             #expect(head.status == 502 && head.value("X-Hybrid-Proxy-Error") == "1", "\(status): \(head.status)")
-            let message = String(decoding: BodyChannelProxyTests.dechunked(response.body) + response.body, as: UTF8.self)
+            let message = String(
+                decoding: BodyChannelProxyTests.dechunked(response.body) + response.body, as: UTF8.self)
             // A 1xx is informational to the HTTP client, which then fails the exchange itself: readable all the same.
             if status >= 200 { #expect(message.contains("status \(status)"), "\(status): \(message)") }
             #expect(server.requests == 1, "\(status): the request went upstream once")
@@ -95,7 +96,8 @@ extension BodyChannelProxyHostileUpstreamTests {
         let page = Page(on: channel)
         let port = channel.port
         let inURL = "http://user:secret@127.0.0.1:\(server.port)/echo"
-        let viaRedirect = server.url("/redirect/307?to=\(inURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+        let viaRedirect = server.url(
+            "/redirect/307?to=\(inURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
         for url in [inURL, viaRedirect.absoluteString] {
             let descriptor: [String: Any] = ["url": url, "method": "POST", "headers": []]
             let exchange = try await RawSocket.exchange(
@@ -130,11 +132,15 @@ extension BodyChannelProxyHostileUpstreamTests {
             let exchange = try await RawSocket.exchange(
                 port: port, chunks: [Data(head.utf8), Data("body".utf8)], readFor: .seconds(5))
             #expect(exchange.closedByServer, "\(length.debugDescription)")
-            #expect(exchange.response.map { $0.status >= 400 } ?? true, "\(length.debugDescription): \(exchange.response?.status ?? 0)")
+            #expect(
+                exchange.response.map { $0.status >= 400 } ?? true,
+                "\(length.debugDescription): \(exchange.response?.status ?? 0)")
         }
         // A head over the parser's limit (80 KiB): refused whole.
-        let huge = page.head(port: port, descriptor: good, length: 4, extra: ["X-Pad: " + String(repeating: "a", count: 100 << 10)])
-        let refused = try await RawSocket.exchange(port: port, chunks: [Data(huge.utf8), Data("body".utf8)], readFor: .seconds(5))
+        let huge = page.head(
+            port: port, descriptor: good, length: 4, extra: ["X-Pad: " + String(repeating: "a", count: 100 << 10)])
+        let refused = try await RawSocket.exchange(
+            port: port, chunks: [Data(huge.utf8), Data("body".utf8)], readFor: .seconds(5))
         #expect(refused.closedByServer && refused.response.map { $0.status >= 400 } ?? true)
         #expect(server.requests.isEmpty, "\(server.requests.map(\.path))")
         #expect(channel.routes.proxiesOpened == 0)
@@ -152,7 +158,10 @@ extension BodyChannelProxyHostileUpstreamTests {
         let port = channel.port
         let echo = server.url("/echo").absoluteString
         let refusedOutright: [(String, [String: Any])] = [
-            ("a method with CR LF", ["url": echo, "method": "POST /x HTTP/1.1\r\nX-Smuggled: 1\r\n\r\nGET", "headers": []]),
+            (
+                "a method with CR LF",
+                ["url": echo, "method": "POST /x HTTP/1.1\r\nX-Smuggled: 1\r\n\r\nGET", "headers": []]
+            ),
             ("a method with a space", ["url": echo, "method": "GET /admin", "headers": []]),
             ("a data URL", ["url": "data:text/plain,hi", "method": "POST", "headers": []]),
             ("an ftp URL", ["url": "ftp://127.0.0.1:\(server.port)/x", "method": "POST", "headers": []]),
@@ -160,20 +169,24 @@ extension BodyChannelProxyHostileUpstreamTests {
         ]
         for (what, descriptor) in refusedOutright {
             let exchange = try await RawSocket.exchange(
-                port: port, chunks: [Data(page.head(port: port, descriptor: descriptor, length: 4).utf8), Data("body".utf8)],
+                port: port,
+                chunks: [Data(page.head(port: port, descriptor: descriptor, length: 4).utf8), Data("body".utf8)],
                 readFor: .seconds(5))
             let status = exchange.response?.status ?? 0
             #expect(status == 400 || status == 502, "\(what): \(status)")
         }
         #expect(server.requests.isEmpty, "\(server.requests.map { "\($0.method) \($0.path)" })")
         let headers: [[String]] = [
-            ["X-Bad Name", "1"], ["", "empty"], ["X-\u{100}", "latin"], ["X-Nul", "a\u{0}b"], ["X-Lf", "a\nX-Smuggled: 1"],
+            ["X-Bad Name", "1"], ["", "empty"], ["X-\u{100}", "latin"], ["X-Nul", "a\u{0}b"],
+            ["X-Lf", "a\nX-Smuggled: 1"],
             ["X-Ok", "kept"],
         ]
         let exchange = try await RawSocket.exchange(
             port: port,
             chunks: [
-                Data(page.head(port: port, descriptor: ["url": echo, "method": "POST", "headers": headers], length: 4).utf8),
+                Data(
+                    page.head(port: port, descriptor: ["url": echo, "method": "POST", "headers": headers], length: 4)
+                        .utf8),
                 Data("body".utf8),
             ],
             readFor: .seconds(10))

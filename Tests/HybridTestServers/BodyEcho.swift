@@ -59,7 +59,10 @@ public enum BodyEcho {
             headers[.contentType] = "text/plain"
             for index in 0..<max(1, kilobytes / 4) {
                 if let name = HTTPFields.Element.Name("X-Big-\(index)") {
-                    headers.append(HTTPFields.Element(name: name, value: String(repeating: index < 2 ? "\"<>" : "b", count: index < 2 ? 1365 : 4096)))
+                    headers.append(
+                        HTTPFields.Element(
+                            name: name,
+                            value: String(repeating: index < 2 ? "\"<>" : "b", count: index < 2 ? 1365 : 4096)))
                 }
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "big head")))

@@ -36,7 +36,9 @@ public final class RawHTTPServer: Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
@@ -82,7 +84,8 @@ public final class RawHTTPServer: Sendable {
         while true {
             if let end = received.range(of: Data("\r\n\r\n".utf8)) {
                 let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
-                let length = head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+                let length =
+                    head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
                 if received.count - end.upperBound >= length { return }
             }

@@ -44,7 +44,9 @@ public func fuzzJSONString(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
                 Array(fast.utf8) == Array(expected),
                 "the shortcut wrote \(fast.debugDescription), JSONEncoder \(String(decoding: expected, as: UTF8.self))")
             let back = try? decoder.decode(String.self, from: Data(fast.utf8))
-            require(back.map { Array($0.utf8) == Array(text.utf8) } ?? false, "\(fast.debugDescription) reads back as \(String(describing: back))")
+            require(
+                back.map { Array($0.utf8) == Array(text.utf8) } ?? false,
+                "\(fast.debugDescription) reads back as \(String(describing: back))")
         }
         let written = (try? BridgeMethod.encode(text)).map { Array($0.utf8) }
         require(written == Array(expected), "BridgeMethod.encode differs from JSONEncoder for \(text.debugDescription)")

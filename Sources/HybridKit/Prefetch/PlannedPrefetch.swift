@@ -192,8 +192,9 @@ struct PrefetchPlanner: Sendable {
             guard inet_pton(AF_INET6, host, &address) == 1 else { return false }
             let bytes = withUnsafeBytes(of: &address) { Array($0) }
             // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, which also covers :: and ::1) carry an IPv4 address.
-            if bytes[0..<10].allSatisfy({ $0 == 0 }), (bytes[10] == 0xFF && bytes[11] == 0xFF)
-                || (bytes[10] == 0 && bytes[11] == 0)
+            if bytes[0..<10].allSatisfy({ $0 == 0 }),
+                (bytes[10] == 0xFF && bytes[11] == 0xFF)
+                    || (bytes[10] == 0 && bytes[11] == 0)
             {
                 return bytes[10] == 0 || isPrivateIPv4(Array(bytes[12..<16]))
             }

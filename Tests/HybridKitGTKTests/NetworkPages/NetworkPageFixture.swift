@@ -79,12 +79,21 @@ final class NetworkPageFixture: Sendable {
             // Hostile charsets: the document's bytes in the charset its header names (quoted, other cases), one
             // whose UTF-8 BOM contradicts its header, one with no charset but a <meta>.
             let charsets: [(String, String, [UInt8])] = [
-                ("cp1251", "text/html; charset=windows-1251", Array("<title>".utf8) + [0xCF, 0xF0, 0xE8] + Array("</title>".utf8)),
-                ("quoted", "text/html; charset=\"ISO-8859-1\"", Array("<title>caf".utf8) + [0xE9] + Array("</title>".utf8)),
+                (
+                    "cp1251", "text/html; charset=windows-1251",
+                    Array("<title>".utf8) + [0xCF, 0xF0, 0xE8] + Array("</title>".utf8)
+                ),
+                (
+                    "quoted", "text/html; charset=\"ISO-8859-1\"",
+                    Array("<title>caf".utf8) + [0xE9] + Array("</title>".utf8)
+                ),
                 ("upper", "TEXT/HTML;CHARSET=UTF-8", Array("<title>caf\u{E9}</title>".utf8)),
                 ("bom", "text/html; charset=iso-8859-1", [0xEF, 0xBB, 0xBF] + Array("<title>caf\u{E9}</title>".utf8)),
                 ("default", "text/html", Array("<title>caf".utf8) + [0xE9] + Array("</title>".utf8)),
-                ("meta", "text/html", Array("<meta charset=\"windows-1251\"><title>".utf8) + [0xCF, 0xF0, 0xE8] + Array("</title>".utf8)),
+                (
+                    "meta", "text/html",
+                    Array("<meta charset=\"windows-1251\"><title>".utf8) + [0xCF, 0xF0, 0xE8] + Array("</title>".utf8)
+                ),
             ]
             for (name, type, bytes) in charsets {
                 router.get("charset/\(name)") { request, _ in
@@ -101,8 +110,11 @@ final class NetworkPageFixture: Sendable {
                 router.get("header/\(name.lowercased())") { request, _ in
                     log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
                     var fields: HTTPFields = [.contentType: "text/html"]
-                    if let field = HTTPFields.Element.Name(name) { fields.append(HTTPFields.Element(name: field, value: value)) }
-                    return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html(name))))
+                    if let field = HTTPFields.Element.Name(name) {
+                        fields.append(HTTPFields.Element(name: field, value: value))
+                    }
+                    return Response(
+                        status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html(name))))
                 }
             }
             // 200 KB of HTML: over a 64 KB bound.

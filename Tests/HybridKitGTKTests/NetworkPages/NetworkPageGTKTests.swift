@@ -79,7 +79,9 @@ import Testing
         let native = try await fixture.open("/charset/\(name)", with: try fixture.prefetcher())
         #expect(fixture.natives.count == 1, "\(fixture.natives)")
         #expect(fixture.requests("GET /charset/\(name)").count == 2, "one plain load, one native fetch")
-        #expect(native.title == plain.title, "\(name): native \(native.title.debugDescription), engine \(plain.title.debugDescription)")
+        #expect(
+            native.title == plain.title,
+            "\(name): native \(native.title.debugDescription), engine \(plain.title.debugDescription)")
         #expect(!plain.title.isEmpty && !plain.title.contains("\u{FFFD}"), "\(plain.title.debugDescription)")
     }
 

@@ -66,7 +66,9 @@ import Testing
         // Bytes that are not UTF-8 cannot reach the shortcut as a Swift string: repaired to U+FFFD first, and read
         // as the decoder reads the repaired text.
         let invalid = String(decoding: [0x22, 0xC0, 0xAF, 0xED, 0xA0, 0x80, 0xFF, 0x22] as [UInt8], as: UTF8.self)
-        #expect(try BridgeMethod.decode(String.self, from: Substring(invalid).utf8) == "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}")
+        #expect(
+            try BridgeMethod.decode(String.self, from: Substring(invalid).utf8)
+                == "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}")
     }
 
     /// Hostile results a method can return (whatever a page or server handed native code): written as
@@ -83,4 +85,3 @@ import Testing
         }
     }
 }
-

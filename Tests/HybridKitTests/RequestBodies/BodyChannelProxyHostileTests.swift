@@ -11,7 +11,9 @@ import Testing
 @Suite struct BodyChannelProxyHostileTests {
     static let origin = BodyChannelProxyRoutesTests.origin
 
-    static func open(_ proxy: ScriptedProxy) throws -> (BodyChannelProxy, [BodyChannelProxy.Event], InterceptingSchemeHandler) {
+    static func open(_ proxy: ScriptedProxy) throws -> (
+        BodyChannelProxy, [BodyChannelProxy.Event], InterceptingSchemeHandler
+    ) {
         let view = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: proxy, hop: { $0() })
         let routes = BodyChannelRoutes()
         routes.register(view)
@@ -34,7 +36,9 @@ import Testing
 
     struct Missing: Error {}
 
-    static func answer(status: Int, reason: String = "OK", headers: [(name: String, value: String)] = []) -> [ProxyEvent] {
+    static func answer(status: Int, reason: String = "OK", headers: [(name: String, value: String)] = [])
+        -> [ProxyEvent]
+    {
         [
             .response(
                 ProxiedResponseHead(
@@ -74,7 +78,8 @@ import Testing
     /// `new Response(…, {statusText})` throws on characters past U+00FF and on controls: they are left out.
     @Test func aReasonPhraseKeepsOnlyWhatAStatusTextHolds() throws {
         let cases: [(String, String)] = [
-            ("OK", "OK"), ("Gr\u{F6}\u{DF}e", "Gr\u{F6}\u{DF}e"), ("OK \u{2603}", "OK "), ("a\u{0}b\u{1B}c\u{7F}", "abc"),
+            ("OK", "OK"), ("Gr\u{F6}\u{DF}e", "Gr\u{F6}\u{DF}e"), ("OK \u{2603}", "OK "),
+            ("a\u{0}b\u{1B}c\u{7F}", "abc"),
             ("tab\there", "tab\there"), ("\u{FFFD}\u{1F600}", ""), (String(repeating: "\u{2028}", count: 1000), ""),
         ]
         for (reason, expected) in cases {
@@ -104,7 +109,8 @@ import Testing
         let (_, events, _) = try Self.open(
             ScriptedProxy([.response(upstream), .data(Data("hi".utf8)), .finished]))
         let pairs = try #require(try Self.head(events).head["headers"] as? [[String]])
-        #expect(pairs.filter { $0.first?.lowercased().hasPrefix("x-hybrid-") == true }.map(\.[0]) == ["X-Hybrid-Final-URL"])
+        #expect(
+            pairs.filter { $0.first?.lowercased().hasPrefix("x-hybrid-") == true }.map(\.[0]) == ["X-Hybrid-Final-URL"])
         #expect(pairs.contains(["X-Kept", "yes"]))
     }
 }
