@@ -339,5 +339,40 @@ import Testing
             #expect(answer.contains("status 200 4095 big head") || answer.contains("KiB bound"), "\(answer)")
         }
     }
+
+    /// A server's head with raw UTF-8 past U+00FF (a reason phrase, a header value) and an odd status: the page
+    /// reads the answer (values as bytes, as Fetch shows them) or a readable refusal, never a RangeError or a
+    /// TypeError from `new Response`/`new Headers`, and the server sees the request once.
+    @Test @GTKActor func aServersOddHeadIsReadNotThrown() async throws {
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
+        let utf8 = try RawHTTPServer(
+            response: Data(
+                ("HTTP/1.1 200 OK \u{2603}\r\nX-Snow: \u{2603}\r\nContent-Type: text/plain\r\n"
+                    + "Content-Length: 2\r\nConnection: close\r\n\r\nhi").utf8))
+        defer { utf8.stop() }
+        let odd = try RawHTTPServer(
+            response: Data("HTTP/1.1 999 Odd\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8))
+        defer { odd.stop() }
+        try await lab.load(lab.pageURL(.fullProxy))
+        let answer = try await lab.run(
+            """
+            (async () => {
+              const blob = new Blob([new Uint8Array(300 * 1024)]);
+              const ask = (port) => fetch('http://127.0.0.1:' + port + '/x', { method: 'POST', body: blob })
+                .then(async (response) => [response.status, response.statusText,
+                  Array.from(response.headers.get('X-Snow') || '').map((c) => c.charCodeAt(0)).join(' '),
+                  await response.text()].join('|'), (error) => error.name + ': ' + error.message);
+              return [await ask(\(utf8.port)), await ask(\(odd.port))];
+            })()
+            """)
+        #expect(answer.contains("\"200|OK") && answer.contains("|226 152 131|hi"), "\(answer)")
+        #expect(answer.contains("TypeError: HybridKit proxy:") && answer.contains("status 999"), "\(answer)")
+        #expect(utf8.requests == 1 && odd.requests == 1, "\(utf8.requests), \(odd.requests)")
+        #expect(channel.routes.proxiesOpened == 2)
+    }
 }
 #endif

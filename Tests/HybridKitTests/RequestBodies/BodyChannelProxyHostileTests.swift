@@ -113,4 +113,25 @@ import Testing
             pairs.filter { $0.first?.lowercased().hasPrefix("x-hybrid-") == true }.map(\.[0]) == ["X-Hybrid-Final-URL"])
         #expect(pairs.contains(["X-Kept", "yes"]))
     }
+
+    /// `new Headers` throws on a value past U+00FF and a name that is no token: values come as the bytes the server
+    /// sent, one character a byte (as Fetch shows a network response's), names that are no token are left out.
+    @Test func headerValuesAreBytesAndNamesTokens() throws {
+        let upstream = ProxiedResponseHead(
+            statusCode: 200, reasonPhrase: "OK",
+            headers: [
+                ("X-Snow", "\u{2603}"), ("Content-Disposition", "attachment; filename=\"na\u{EF}ve.txt\""),
+                ("X-Ascii", "plain"), ("X Bad", "1"), ("X{Bad}", "1"),
+            ],
+            url: BodyChannelProxyRoutesTests.url("https://app.example/submit"), redirected: false)
+        let (_, events, _) = try Self.open(ScriptedProxy([.response(upstream), .finished]))
+        let pairs = try #require(try Self.head(events).head["headers"] as? [[String]])
+        #expect(pairs.contains(["X-Snow", "\u{E2}\u{98}\u{83}"]))
+        #expect(pairs.contains(["Content-Disposition", "attachment; filename=\"na\u{C3}\u{AF}ve.txt\""]))
+        #expect(pairs.contains(["X-Ascii", "plain"]))
+        #expect(!pairs.contains { $0.first?.contains("Bad") == true })
+        for pair in pairs {
+            #expect(pair.joined().unicodeScalars.allSatisfy { $0.value <= 0xFF }, "\(pair)")
+        }
+    }
 }

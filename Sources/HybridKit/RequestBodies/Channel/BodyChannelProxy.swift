@@ -155,7 +155,10 @@ public final class BodyChannelProxy: Sendable {
     /// The wire headers of an answer carrying `response`: CORS for `origin`, the head in ``headHeader``.
     static func wireHeaders(for response: SchemeResponse, origin: String) -> [(String, String)] {
         var pairs: [[String]] = []
-        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { pairs.append([name, value]) }
+        // The hooks pass these to `new Headers`, which throws on a name that is no token or a value past U+00FF.
+        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) where Self.isToken(name) {
+            pairs.append([name, Self.byteString(value)])
+        }
         let head = JSONValue.object([
             "status": .number(Double(response.statusCode)),
             "statusText": .string(Self.statusText(response.reasonPhrase ?? "")),
@@ -174,6 +177,24 @@ public final class BodyChannelProxy: Sendable {
         let response = SchemeResponse(
             statusCode: status, headers: ["X-Hybrid-Proxy-Error": "1", "Content-Type": "application/json"])
         return [.head(status: status, headers: wireHeaders(for: response, origin: origin)), .data(body), .end]
+    }
+
+    /// `value` as the page would read it from a network response: a header value is bytes, and Fetch shows each
+    /// byte as one character (U+0000–U+00FF). The HTTP client decoded the bytes as UTF-8; a value with anything
+    /// past ASCII is turned back into its bytes, so `new Headers` takes it (a raw UTF-8 `☃` made it throw).
+    static func byteString(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 >= 0x80 }) else { return value }
+        var text = ""
+        for byte in value.utf8 { text.unicodeScalars.append(Unicode.Scalar(byte)) }
+        return text
+    }
+
+    /// Whether `name` is an RFC 9110 token (what `new Headers` takes as a name).
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (0x21...0x7E).contains(byte) && !#"()<>@,;:\"/[]?={}"#.utf8.contains(byte)
+            }
     }
 
     /// The most bytes ``headHeader`` may take (percent-encoded JSON: up to three times the head's size). Below
