@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import Synchronization
 
 /// Routes on a loopback server that tell a page what arrived: method, Content-Type, length and SHA-256 of the
 /// body (multipart bodies also part by part, so two serialisations with different boundaries compare), plus
@@ -26,6 +27,9 @@ public enum BodyEcho {
         public var sha256: String
     }
 
+    /// Requests `/big-head` took, by token.
+    public static let bigHeadHits = Mutex<[String: Int]>([:])
+
     static let testHeaderName = HTTPFields.Element.Name("X-Test")
     static let echoHeaderName = HTTPFields.Element.Name("X-Echo")
     static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete]
@@ -42,6 +46,26 @@ public enum BodyEcho {
                 return Response(
                     status: HTTPResponse.Status(code: code), headers: [.location: "/echo?redirected=\(code)"])
             }
+        }
+        // /big-head/KB?token=T: a 200 whose head carries KB kilobytes of headers (4 KB each, two of them with
+        // characters percent-encoding triples), counting how many requests each token brought.
+        router.post("/big-head/:kilobytes") { request, context in
+            var request = request
+            _ = try await request.collectBody(upTo: 64 << 20)
+            let token = request.uri.queryParameters.get("token") ?? ""
+            bigHeadHits.withLock { $0[token, default: 0] += 1 }
+            let kilobytes = context.parameters.get("kilobytes", as: Int.self) ?? 1
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain"
+            for index in 0..<max(1, kilobytes / 4) {
+                if let name = HTTPFields.Element.Name("X-Big-\(index)") {
+                    headers.append(
+                        HTTPFields.Element(
+                            name: name,
+                            value: String(repeating: index < 2 ? "\"<>" : "b", count: index < 2 ? 1365 : 4096)))
+                }
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "big head")))
         }
         router.get("/status/:code") { _, context in
             let code = context.parameters.get("code", as: Int.self) ?? 200

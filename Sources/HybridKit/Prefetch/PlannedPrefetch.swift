@@ -177,21 +177,42 @@ struct PrefetchPlanner: Sendable {
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
-    /// Loopback, private, link-local and unspecified addresses, and names that mean this machine.
+    /// Loopback, private, link-local, unspecified and other non-public addresses, and names that mean this machine.
+    ///
+    /// Addresses are read as the resolver reads them (`inet_aton`, `inet_pton`), not as dotted quads only: the
+    /// network stack takes `127.1`, `2130706433`, `0x7f.0.0.1` and `0177.0.0.1` for 127.0.0.1, and
+    /// `0:0:0:0:0:0:0:1` for ::1, so a check that reads four decimal parts would let each of them by.
     static func isPrivate(host: String) -> Bool {
-        let host = host.lowercased()
+        var host = WebOrigin.normalizedHost(host)
+        // A zone (fe80::1%eth0) names an interface of this machine's link.
+        if let zone = host.firstIndex(of: "%") { host = String(host[..<zone]) }
         if host == "localhost" || host.hasSuffix(".localhost") || host.hasSuffix(".local") { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false).compactMap { UInt8($0) }
-        if parts.count == 4 {
-            let a = parts[0], b = parts[1]
-            return a == 127 || a == 10 || a == 0 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
-                || (a == 169 && b == 254) || (a == 100 && (64...127).contains(b))
-        }
         if host.contains(":") {
-            return host == "::1" || host == "::" || host.hasPrefix("fc") || host.hasPrefix("fd")
-                || host.hasPrefix("fe8") || host.hasPrefix("fe9") || host.hasPrefix("fea") || host.hasPrefix("feb")
-                || host.hasPrefix("::ffff:")
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, host, &address) == 1 else { return false }
+            let bytes = withUnsafeBytes(of: &address) { Array($0) }
+            // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, which also covers :: and ::1) carry an IPv4 address.
+            if bytes[0..<10].allSatisfy({ $0 == 0 }),
+                (bytes[10] == 0xFF && bytes[11] == 0xFF)
+                    || (bytes[10] == 0 && bytes[11] == 0)
+            {
+                return bytes[10] == 0 || isPrivateIPv4(Array(bytes[12..<16]))
+            }
+            // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 site-local, ff00::/8 multicast.
+            return bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0x80 == 0x80) || bytes[0] == 0xFF
         }
-        return false
+        // Only names made of digits, dots and hex digits after 0x can be addresses; anything else is a name.
+        var address = in_addr()
+        guard host.first.map({ $0.isNumber }) == true, inet_aton(host, &address) != 0 else { return false }
+        return isPrivateIPv4(withUnsafeBytes(of: &address) { Array($0) })
+    }
+
+    /// `bytes` in network order.
+    private static func isPrivateIPv4(_ bytes: [UInt8]) -> Bool {
+        let a = bytes[0]
+        let b = bytes[1]
+        return a == 127 || a == 10 || a == 0 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168)
+            || (a == 169 && b == 254) || (a == 100 && (64...127).contains(b)) || (a == 198 && (18...19).contains(b))
+            || a >= 224
     }
 }

@@ -395,12 +395,20 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         var headers: [String: String] = [:]
         var order: [String] = []
         let encoded = head.headers.contains { $0.name.caseInsensitiveCompare("Content-Encoding") == .orderedSame }
+        var forged: [String] = []
         for (name, value) in head.headers {
             let lower = name.lowercased()
             // The proxy hands over decoded bytes; framing headers of the wire no longer describe them.
             if lower == "transfer-encoding" || lower == "content-encoding" || lower == "set-cookie"
-                || (lower == "content-length" && encoded)
+                || lower == "set-cookie2" || (lower == "content-length" && encoded)
             {
+                continue
+            }
+            // The hooks read X-Hybrid-* as native code's word (the final URL, `redirected`, a proxy refusal) and
+            // hide them from the page: a server that sends them would forge `response.url`, `redirected` or a
+            // refusal. Only native code sets them.
+            if lower.hasPrefix(Self.internalHeaderPrefix) {
+                forged.append(name)
                 continue
             }
             if let key = order.first(where: { $0.lowercased() == lower }) {
@@ -410,11 +418,22 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 headers[name] = value
             }
         }
+        if !forged.isEmpty {
+            Logger(label: "hybrid.bodies").warning(
+                """
+                the proxied response's X-Hybrid-* headers were dropped: only HybridKit sets them (the page's hooks \
+                take them as native code's word); rename them on the server
+                """,
+                metadata: ["url": "\(head.url.absoluteString)", "headers": "\(forged.sorted())"])
+        }
         headers.merge(
             FinalURLHeaders.headers(for: pageURL, redirected: head.redirected, bodyResends: head.bodyResends)
         ) { $1 }
         return SchemeResponse(statusCode: head.statusCode, headers: headers, reasonPhrase: head.reasonPhrase)
     }
+
+    /// The prefix of the headers native code and the hooks exchange (lowercased), never a server's.
+    static let internalHeaderPrefix = "x-hybrid-"
 
     private func reply(_ task: any SchemeTask, _ status: Int, _ message: String, headers: [String: String] = [:]) {
         replyJSON(task, ["error": .string(message)], status: status, headers: headers)

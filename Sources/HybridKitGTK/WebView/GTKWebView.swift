@@ -171,7 +171,10 @@ public final class GTKWebView: WebEngine {
         let loaded = GTKActor.run { () -> Bool in
             guard !closed else { return false }
             let bytes = responseData.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-            webkit_web_view_load_bytes(webView, bytes, mime, charset, request.url.absoluteString)
+            // No charset in the header: "", not NULL. NULL makes load_bytes assume UTF-8 and ignore the document's
+            // own <meta charset>, where the engine's load would read it (a windows-1251 page shown as U+FFFDs);
+            // an empty encoding leaves the decoder to the BOM, the <meta> and the default, as for a network load.
+            webkit_web_view_load_bytes(webView, bytes, mime, charset ?? "", request.url.absoluteString)
             g_bytes_unref(bytes)
             return true
         }

@@ -76,6 +76,47 @@ final class NetworkPageFixture: Sendable {
                     status: .ok, headers: [.contentType: "application/json"],
                     body: .init(byteBuffer: ByteBuffer(string: "{}")))
             }
+            // Hostile charsets: the document's bytes in the charset its header names (quoted, other cases), one
+            // whose UTF-8 BOM contradicts its header, one with no charset but a <meta>.
+            let charsets: [(String, String, [UInt8])] = [
+                (
+                    "cp1251", "text/html; charset=windows-1251",
+                    Array("<title>".utf8) + [0xCF, 0xF0, 0xE8] + Array("</title>".utf8)
+                ),
+                (
+                    "quoted", "text/html; charset=\"ISO-8859-1\"",
+                    Array("<title>caf".utf8) + [0xE9] + Array("</title>".utf8)
+                ),
+                ("upper", "TEXT/HTML;CHARSET=UTF-8", Array("<title>caf\u{E9}</title>".utf8)),
+                ("bom", "text/html; charset=iso-8859-1", [0xEF, 0xBB, 0xBF] + Array("<title>caf\u{E9}</title>".utf8)),
+                ("default", "text/html", Array("<title>caf".utf8) + [0xE9] + Array("</title>".utf8)),
+                (
+                    "meta", "text/html",
+                    Array("<meta charset=\"windows-1251\"><title>".utf8) + [0xCF, 0xF0, 0xE8] + Array("</title>".utf8)
+                ),
+            ]
+            for (name, type, bytes) in charsets {
+                router.get("charset/\(name)") { request, _ in
+                    log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                    let fields: HTTPFields = [.contentType: type]
+                    return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+                }
+            }
+            // Document-level headers WebKitGTK's simulated load cannot carry: each must leave the page to the engine.
+            for (name, value) in [
+                ("Refresh", "0; url=/page?from=refresh"), ("Link", "</api>; rel=preload; as=fetch"),
+                ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
+            ] {
+                router.get("header/\(name.lowercased())") { request, _ in
+                    log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                    var fields: HTTPFields = [.contentType: "text/html"]
+                    if let field = HTTPFields.Element.Name(name) {
+                        fields.append(HTTPFields.Element(name: field, value: value))
+                    }
+                    return Response(
+                        status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html(name))))
+                }
+            }
             // 200 KB of HTML: over a 64 KB bound.
             router.get("big") { request, _ in
                 log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")

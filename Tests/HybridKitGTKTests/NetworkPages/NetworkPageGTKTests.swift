@@ -69,6 +69,38 @@ import Testing
         #expect(fixture.requests("GET /csp").count == 2)
     }
 
+    /// A server's charset, however it is spelt (quoted, upper case, only in a `<meta>`, contradicted by a BOM, or none
+    /// at all), is read from the natively fetched document exactly as the engine's own load reads it.
+    @Test(arguments: ["cp1251", "quoted", "upper", "bom", "default", "meta"])
+    @GTKActor func aDocumentsCharsetIsReadAsTheEngineReadsIt(_ name: String) async throws {
+        let fixture = try await NetworkPageFixture()
+        defer { fixture.close() }
+        let plain = try await fixture.open("/charset/\(name)", with: nil)
+        let native = try await fixture.open("/charset/\(name)", with: try fixture.prefetcher())
+        #expect(fixture.natives.count == 1, "\(fixture.natives)")
+        #expect(fixture.requests("GET /charset/\(name)").count == 2, "one plain load, one native fetch")
+        #expect(
+            native.title == plain.title,
+            "\(name): native \(native.title.debugDescription), engine \(plain.title.debugDescription)")
+        #expect(!plain.title.isEmpty && !plain.title.contains("\u{FFFD}"), "\(plain.title.debugDescription)")
+    }
+
+    /// Refresh, Link, X-Frame-Options and nosniff are applied by WebKit's document loader from the response, which
+    /// `load_bytes` does not take: each page is left to the engine (fetched natively, then loaded plainly).
+    @Test(arguments: ["refresh", "link", "x-frame-options", "x-content-type-options"])
+    @GTKActor func aDocumentHeaderTheSimulatedLoadCannotCarryIsLeftToTheEngine(_ name: String) async throws {
+        let fixture = try await NetworkPageFixture()
+        defer { fixture.close() }
+        _ = try await fixture.open("/header/\(name)", with: try fixture.prefetcher())
+        #expect(fixture.natives.count == 1)
+        #expect(fixture.requests("GET /header/\(name)").count == 2, "\(fixture.requests("GET"))")
+        if name == "refresh" {
+            // The engine applied the header: it went on to the page Refresh named.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(fixture.requests("GET /page?from=refresh").count == 1, "\(fixture.requests("GET"))")
+        }
+    }
+
     @Test @GTKActor func aHugeDocumentIsBoundedAndLoadedByTheEngine() async throws {
         let fixture = try await NetworkPageFixture()
         defer { fixture.close() }

@@ -303,5 +303,76 @@ import Testing
         #expect(lab.interception.handler.store.count == 0)
         #expect(lab.interception.handler.proxiedCount == 0)
     }
+
+    /// A server whose answer has a big head: the channel carries that head in one header (`X-Hybrid-Head`,
+    /// percent-encoded JSON, up to three times its size). Whatever the engine makes of it, the request reaches the
+    /// server once: a page's POST is never sent a second time the other way because its answer was large.
+    @Test(arguments: [8, 32, 64])
+    @GTKActor func aBigAnswerHeadNeverSendsTheRequestTwice(_ kilobytes: Int) async throws {
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
+        try await lab.load(lab.pageURL(.fullProxy))
+        let token = "head-\(kilobytes)-\(UUID().uuidString)"
+        let answer = try await lab.run(
+            """
+            (async () => {
+              const blob = new Blob([new Uint8Array(300 * 1024)], { type: 'application/x-test' });
+              try {
+                const response = await fetch('/big-head/\(kilobytes)?token=\(token)', { method: 'POST', body: blob });
+                return 'status ' + response.status + ' ' + (response.headers.get('X-Big-0') || '').length + ' '
+                  + (await response.text());
+              } catch (error) { return error.name + ': ' + error.message; }
+            })()
+            """)
+        let hits = BodyEcho.bigHeadHits.withLock { $0[token] ?? 0 }
+        #expect(hits == 1, "\(kilobytes) KB: the server saw the request \(hits) times; the page got \(answer)")
+        #expect(channel.routes.proxiesOpened == 1)
+        if kilobytes == 8 {
+            #expect(answer.contains("status 200 4095 big head"), "\(answer)")
+        } else if kilobytes == 64 {
+            // Over the channel's bound: refused readably, with what to change.
+            #expect(answer.contains("TypeError: HybridKit proxy:") && answer.contains("KiB bound"), "\(answer)")
+        } else {
+            #expect(answer.contains("status 200 4095 big head") || answer.contains("KiB bound"), "\(answer)")
+        }
+    }
+
+    /// A server's head with raw UTF-8 past U+00FF (a reason phrase, a header value) and an odd status: the page
+    /// reads the answer (values as bytes, as Fetch shows them) or a readable refusal, never a RangeError or a
+    /// TypeError from `new Response`/`new Headers`, and the server sees the request once.
+    @Test @GTKActor func aServersOddHeadIsReadNotThrown() async throws {
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
+        let utf8 = try RawHTTPServer(
+            response: Data(
+                ("HTTP/1.1 200 OK \u{2603}\r\nX-Snow: \u{2603}\r\nContent-Type: text/plain\r\n"
+                    + "Content-Length: 2\r\nConnection: close\r\n\r\nhi").utf8))
+        defer { utf8.stop() }
+        let odd = try RawHTTPServer(
+            response: Data("HTTP/1.1 999 Odd\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi".utf8))
+        defer { odd.stop() }
+        try await lab.load(lab.pageURL(.fullProxy))
+        let answer = try await lab.run(
+            """
+            (async () => {
+              const blob = new Blob([new Uint8Array(300 * 1024)]);
+              const ask = (port) => fetch('http://127.0.0.1:' + port + '/x', { method: 'POST', body: blob })
+                .then(async (response) => [response.status, response.statusText,
+                  Array.from(response.headers.get('X-Snow') || '').map((c) => c.charCodeAt(0)).join(' '),
+                  await response.text()].join('|'), (error) => error.name + ': ' + error.message);
+              return [await ask(\(utf8.port)), await ask(\(odd.port))];
+            })()
+            """)
+        #expect(answer.contains("\"200|OK") && answer.contains("|226 152 131|hi"), "\(answer)")
+        #expect(answer.contains("TypeError: HybridKit proxy:") && answer.contains("status 999"), "\(answer)")
+        #expect(utf8.requests == 1 && odd.requests == 1, "\(utf8.requests), \(odd.requests)")
+        #expect(channel.routes.proxiesOpened == 2)
+    }
 }
 #endif

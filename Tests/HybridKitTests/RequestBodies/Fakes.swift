@@ -15,10 +15,16 @@ final class InnerHandler: SchemeHandler {
 
 /// A proxy that answers every request from a script of events, and keeps the requests.
 final class ScriptedProxy: RequestProxying {
-    struct Cancel: ProxyCancelling { func cancel() {} }
+    struct Cancel: ProxyCancelling {
+        let proxy: ScriptedProxy
+        func cancel() { proxy.cancelled.withLock { $0 += 1 } }
+    }
     let events: [ProxyEvent]
     private let seen = Mutex<[ProxiedRequest]>([])
+    fileprivate let cancelled = Mutex(0)
     var requests: [ProxiedRequest] { seen.withLock { $0 } }
+    /// How many times a request's handle was cancelled.
+    var cancels: Int { cancelled.withLock { $0 } }
 
     init(_ events: [ProxyEvent]) { self.events = events }
 
@@ -27,6 +33,6 @@ final class ScriptedProxy: RequestProxying {
     {
         seen.withLock { $0.append(request) }
         for event in events { sink(event) }
-        return Cancel()
+        return Cancel(proxy: self)
     }
 }

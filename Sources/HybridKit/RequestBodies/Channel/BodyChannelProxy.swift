@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// One full-proxy request over the body channel, in one HTTP exchange: the head names the request (its descriptor
@@ -61,12 +62,30 @@ public final class BodyChannelProxy: Sendable {
             guard let self else { return }
             switch event {
             case .response(let head):
-                guard self.mark({ $0.headSent = true }) else { return }
+                let server = head.url.host(percentEncoded: false) ?? "the server"
+                // The hooks rebuild the page's `Response` from this head, and its constructor throws a RangeError
+                // for a status outside 200–599: a readable refusal says why instead, and the rest is not fetched.
+                guard Self.pageStatuses.contains(head.statusCode) else {
+                    return self.refuse(
+                        "\(server) answered with status \(head.statusCode), which a page's Response cannot carry "
+                            + "(200–599); fix the server's status", url: head.url, events)
+                }
                 let response = InterceptingSchemeHandler.schemeResponse(for: head, pageURL: backToPage(head.url))
                 var headers = Self.wireHeaders(for: response, origin: origin)
+                // An engine drops an answer with a header past its limit (WebKitGTK's libsoup: 64 KiB) as a network
+                // error, and the hooks then send the request again the other way: upstream would see it twice.
+                let carried = headers.first { $0.0 == Self.headHeader }?.1.utf8.count ?? 0
+                guard carried <= Self.maxCarriedHeadBytes else {
+                    return self.refuse(
+                        "\(server)'s answer has a head of \(carried) bytes as the body channel carries it, over its "
+                            + "\(Self.maxCarriedHeadBytes / 1024) KiB bound; send fewer or smaller response headers, or "
+                            + "give RequestInterception no bodyChannel (requests then go through the scheme)",
+                        url: head.url, events)
+                }
                 if let length = Self.wireLength(of: head, method: method) {
                     headers.append(("Content-Length", String(length)))
                 }
+                guard self.mark({ $0.headSent = true }) else { return }
                 events(.head(status: 200, headers: headers))
             case .data(let data):
                 guard self.mark({ _ in }) else { return }
@@ -82,7 +101,23 @@ public final class BodyChannelProxy: Sendable {
                 for event in Self.refusal(502, error.description, origin: origin) { events(event) }
             }
         }
-        state.withLock { $0.cancelling = cancelling }
+        // Ended before the handle was kept (a refused head, or a cancel while `perform` ran): stopped here.
+        let ended = state.withLock { state -> Bool in
+            if state.ended { return true }
+            state.cancelling = cancelling
+            return false
+        }
+        if ended { cancelling.cancel() }
+    }
+
+    /// Ends the exchange with a readable refusal (the page's fetch rejects with `message`; the hooks do not send
+    /// the request again), stopping the proxy's request.
+    private func refuse(_ message: String, url: URL, _ events: @Sendable (Event) -> Void) {
+        let cancelling = state.withLock { $0.cancelling }
+        guard end() else { return }
+        cancelling?.cancel()
+        Self.logger.warning("\(message)", metadata: ["url": "\(url.absoluteString)"])
+        for event in Self.refusal(502, message, origin: origin) { events(event) }
     }
 
     /// Whether the exchange ended (answered, failed or cancelled): the body's remaining bytes have nowhere to go and
@@ -124,10 +159,13 @@ public final class BodyChannelProxy: Sendable {
     /// The wire headers of an answer carrying `response`: CORS for `origin`, the head in ``headHeader``.
     static func wireHeaders(for response: SchemeResponse, origin: String) -> [(String, String)] {
         var pairs: [[String]] = []
-        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) { pairs.append([name, value]) }
+        // The hooks pass these to `new Headers`, which throws on a name that is no token or a value past U+00FF.
+        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) where Self.isToken(name) {
+            pairs.append([name, Self.byteString(value)])
+        }
         let head = JSONValue.object([
             "status": .number(Double(response.statusCode)),
-            "statusText": .string(response.reasonPhrase ?? ""),
+            "statusText": .string(Self.statusText(response.reasonPhrase ?? "")),
             "headers": .array(pairs.map { .array($0.map(JSONValue.string)) }),
         ])
         let json = (try? JSONEncoder().encode(head)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -170,8 +208,50 @@ public final class BodyChannelProxy: Sendable {
         return [.head(status: status, headers: wireHeaders(for: response, origin: origin)), .data(body), .end]
     }
 
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    /// `value` as the page would read it from a network response: a header value is bytes, and Fetch shows each
+    /// byte as one character (U+0000–U+00FF). The HTTP client decoded the bytes as UTF-8; a value with anything
+    /// past ASCII is turned back into its bytes, so `new Headers` takes it (a raw UTF-8 `☃` made it throw).
+    static func byteString(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 >= 0x80 }) else { return value }
+        var text = ""
+        for byte in value.utf8 { text.unicodeScalars.append(Unicode.Scalar(byte)) }
+        return text
+    }
+
+    /// Whether `name` is an RFC 9110 token (what `new Headers` takes as a name).
+    static func isToken(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (0x21...0x7E).contains(byte) && !#"()<>@,;:\"/[]?={}"#.utf8.contains(byte)
+            }
+    }
+
+    /// The most bytes ``headHeader`` may take (percent-encoded JSON: up to three times the head's size). Below
+    /// every engine's header limit; answer heads are a few kilobytes.
+    static let maxCarriedHeadBytes = 32 * 1024
+
+    /// Statuses the page's `Response` constructor takes.
+    static let pageStatuses = 200...599
+
+    /// `reason` with what `new Response(…, {statusText})` refuses left out: it takes RFC 9110's reason-phrase only
+    /// (HTAB, SP, VCHAR, obs-text: characters up to U+00FF), and a server's phrase must never make the page's
+    /// fetch throw. "OK", "Größe" pass unchanged; "☃" and control characters go.
+    static func statusText(_ reason: String) -> String {
+        var text = ""
+        for scalar in reason.unicodeScalars
+        where scalar == "\t" || (0x20...0x7E).contains(scalar.value) || (0x80...0xFF).contains(scalar.value) {
+            text.unicodeScalars.append(scalar)
+        }
+        return text
+    }
+
+    private static let logger = Logger(label: "hybrid.bodies")
+
+    /// What ``headHeader`` leaves as it is: every visible ASCII character but `%` (the hooks' `decodeURIComponent`
+    /// changes nothing else, and a header value takes them all), so an ASCII head costs about its own size, not
+    /// three times it, against ``maxCarriedHeadBytes``.
+    private static let unreserved = CharacterSet(charactersIn: Unicode.Scalar(0x21)...Unicode.Scalar(0x7E))
+        .subtracting(CharacterSet(charactersIn: "%"))
 }
 
 extension InterceptingSchemeHandler {
