@@ -26,8 +26,8 @@ import WebKit
 ///   unregisters everything and blanks the page, and the view goes when the engine is released.
 ///
 /// Its requirements are main-actor isolated: the conformance is `@preconcurrency`, so the compiler checks the main
-/// actor's executor where a nonisolated caller enters one (SE-0423) instead of a `MainActor.assumeIsolated` written
-/// in each. A `@MainActor` conformance (SE-0470) waits for a port that is not `Sendable`.
+/// actor's executor where a nonisolated caller enters one (SE-0423) and traps off it. A `@MainActor` conformance
+/// (SE-0470) needs a port that is not `Sendable`.
 @MainActor
 public final class WKEngine: NSObject, @preconcurrency WebEngine {
     public let webView: WKWebView

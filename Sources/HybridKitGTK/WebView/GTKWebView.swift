@@ -11,9 +11,9 @@ typealias MessageCallback = @GTKActor (OpaquePointer?) -> Void
 ///
 /// All state lives on ``GTKActor``, and so do the port's requirements: the conformance is `@preconcurrency`, so
 /// the compiler checks GTK's executor where a nonisolated caller (the core's actors on that executor) enters one
-/// (SE-0423), in place of a hand-written `GTKActor.run(_:)` in each. The core reaches them on GTK's thread only; a
-/// call from elsewhere traps in ``GLibMainContextExecutor/checkIsolated()`` before WebKitGTK is touched. The port
-/// is `Sendable` today, which rules out a `@GTKActor` conformance (SE-0470) until the core no longer sends it.
+/// (SE-0423). The core reaches them on GTK's thread only; a call from elsewhere traps in
+/// ``GLibMainContextExecutor/checkIsolated()`` before WebKitGTK is touched. The port is `Sendable`, which rules
+/// out a `@GTKActor` conformance (SE-0470) while the core sends engines between actors.
 @GTKActor
 public final class GTKWebView: @preconcurrency WebEngine {
     public struct Configuration: Sendable {
