@@ -5,10 +5,11 @@ import Synchronization
 /// A `WebEngine` that runs on the main actor, loads nothing and records what it is asked, for unit tests of
 /// code written against the port (containers, pages, bridges, features) without a real engine.
 ///
-/// Every requirement is called on the main actor, as the port demands of ``executor``. Tests read what the core
+/// Every requirement is called on the main actor, as the port demands of ``executor``; the conformance is
+/// `@preconcurrency`, so the compiler checks that where a nonisolated caller enters one. Tests read what the core
 /// did through the recorded properties and play the page's part with ``deliver(_:reply:)``.
 @MainActor
-public final class FakeEngine: WebEngine {
+public final class FakeEngine: @preconcurrency WebEngine {
     public nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
 
     /// User scripts in the order they were added (removals take the first equal one, as the port says).
@@ -47,52 +48,42 @@ public final class FakeEngine: WebEngine {
         set { verifies.withLock { $0 = newValue } }
     }
 
-    public nonisolated func load(_ request: EngineRequest) throws(EngineError) {
-        MainActor.assumeIsolated {
-            loadedRequests.append(request)
-            loadLog.append("load \(request.url.absoluteString)")
-        }
+    public func load(_ request: EngineRequest) throws(EngineError) {
+        loadedRequests.append(request)
+        loadLog.append("load \(request.url.absoluteString)")
     }
-    public nonisolated func loadHTML(_ html: String, baseURL: URL?) {
-        MainActor.assumeIsolated { loadLog.append("html \(baseURL?.absoluteString ?? "nil")") }
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        loadLog.append("html \(baseURL?.absoluteString ?? "nil")")
     }
     /// Documents shown by ``loadSimulatedRequest(_:response:responseData:)``, oldest first.
     public var simulatedLoads: [(request: EngineRequest, response: SchemeResponse, body: Data)] = []
     /// Set to play an engine that cannot carry a simulated load (it throws this and loads nothing).
     public var simulatedLoadRefusal: EngineError?
-    public nonisolated func loadSimulatedRequest(
+    public func loadSimulatedRequest(
         _ request: EngineRequest, response: SchemeResponse, responseData: Data
     ) throws(EngineError) {
-        let refusal = MainActor.assumeIsolated { () -> EngineError? in
-            if let refusal = simulatedLoadRefusal { return refusal }
-            simulatedLoads.append((request, response, responseData))
-            loadLog.append("simulated \(request.url.absoluteString)")
-            return nil
-        }
-        if let refusal { throw refusal }
+        if let refusal = simulatedLoadRefusal { throw refusal }
+        simulatedLoads.append((request, response, responseData))
+        loadLog.append("simulated \(request.url.absoluteString)")
     }
-    public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
-        MainActor.assumeIsolated { loadLog.append("file \(fileURL.absoluteString)") }
+    public func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
+        loadLog.append("file \(fileURL.absoluteString)")
     }
     /// Set to play an engine whose process can start ahead of the first load (WebKitGTK's): then
     /// ``startWebProcess()`` logs `start process` when nothing was loaded yet (``loadLog`` is empty).
     public var startsWebProcess = false
-    public nonisolated func startWebProcess() -> Bool {
-        MainActor.assumeIsolated { () -> Bool in
-            guard startsWebProcess, loadLog.isEmpty else { return false }
-            loadLog.append("start process")
-            return true
-        }
+    public func startWebProcess() -> Bool {
+        guard startsWebProcess, loadLog.isEmpty else { return false }
+        loadLog.append("start process")
+        return true
     }
-    public nonisolated func reload() { MainActor.assumeIsolated { loadLog.append("reload") } }
-    public nonisolated func stopLoading() {
-        MainActor.assumeIsolated {
-            stops += 1
-            loadLog.append("stop")
-        }
+    public func reload() { loadLog.append("reload") }
+    public func stopLoading() {
+        stops += 1
+        loadLog.append("stop")
     }
-    public nonisolated var url: URL? { MainActor.assumeIsolated { currentURL } }
-    public nonisolated var title: String? { MainActor.assumeIsolated { currentTitle } }
+    public var url: URL? { currentURL }
+    public var title: String? { currentTitle }
     public nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {
         try await answer(script)
     }
@@ -100,8 +91,8 @@ public final class FakeEngine: WebEngine {
         evaluations.append(script)
         return try evaluationResult?(script)
     }
-    public nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
-        MainActor.assumeIsolated { evaluations.append(script) }
+    public func evaluateJavaScriptIgnoringResult(_ script: String) {
+        evaluations.append(script)
     }
     /// One page function called with arguments (`WebEngine.callAsyncJavaScript(_:arguments:)`), as recorded.
     public struct FunctionCall: Sendable, Equatable {
@@ -112,49 +103,46 @@ public final class FakeEngine: WebEngine {
     public var functionCalls: [FunctionCall] = []
     /// Answers function calls when set, as ``evaluationResult`` answers scripts; unset, they return `undefined`.
     public var functionCallResult: (@MainActor (FunctionCall) throws(EngineError) -> String?)?
-    public nonisolated func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument])
+    public func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument])
         async throws(EngineError) -> String?
     {
-        try await answer(FunctionCall(body: body, arguments: arguments))
+        try answer(FunctionCall(body: body, arguments: arguments))
     }
     private func answer(_ call: FunctionCall) throws(EngineError) -> String? {
         functionCalls.append(call)
         return try functionCallResult?(call)
     }
-    public nonisolated func callAsyncJavaScriptIgnoringResult(_ body: String, arguments: [String: JavaScriptArgument]) {
-        MainActor.assumeIsolated { functionCalls.append(FunctionCall(body: body, arguments: arguments)) }
+    public func callAsyncJavaScriptIgnoringResult(_ body: String, arguments: [String: JavaScriptArgument]) {
+        functionCalls.append(FunctionCall(body: body, arguments: arguments))
     }
-    public nonisolated func addUserScript(_ script: UserScript) {
-        MainActor.assumeIsolated { userScripts.append(script) }
+    public func addUserScript(_ script: UserScript) {
+        userScripts.append(script)
     }
-    public nonisolated func removeUserScript(_ script: UserScript) {
-        MainActor.assumeIsolated {
-            if let index = userScripts.firstIndex(of: script) { userScripts.remove(at: index) }
-        }
+    public func removeUserScript(_ script: UserScript) {
+        if let index = userScripts.firstIndex(of: script) { userScripts.remove(at: index) }
     }
-    public nonisolated func removeAllUserScripts() { MainActor.assumeIsolated { userScripts.removeAll() } }
-    public nonisolated func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
-        MainActor.assumeIsolated { handlers[name] = (handler, replies) }
+    public func removeAllUserScripts() { userScripts.removeAll() }
+    public func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
+        handlers[name] = (handler, replies)
     }
-    public nonisolated func removeScriptMessageHandler(name: String) {
-        MainActor.assumeIsolated { handlers[name] = nil }
+    public func removeScriptMessageHandler(name: String) {
+        handlers[name] = nil
     }
     public nonisolated var supportsMessageReplies: Bool { true }
     public nonisolated var verifiesMessageFrames: Bool { verifiesFrames }
     /// Accepts every scheme and keeps no handler: the fake loads nothing.
     /// The handlers the page's schemes were given, by scheme.
     public var schemeHandlers: [String: any SchemeHandler] = [:]
-    public nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError)
-    {
-        MainActor.assumeIsolated { schemeHandlers[scheme] = handler }
+    public func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError) {
+        schemeHandlers[scheme] = handler
     }
     public nonisolated var cookieStore: any EngineCookieStore { cookies }
-    public nonisolated var navigationDelegate: (any NavigationDelegate)? {
-        get { MainActor.assumeIsolated { delegate } }
-        set { MainActor.assumeIsolated { delegate = newValue } }
+    public var navigationDelegate: (any NavigationDelegate)? {
+        get { delegate }
+        set { delegate = newValue }
     }
     /// Always nil, and setting it does nothing: no test so far needs a user agent.
-    public nonisolated var customUserAgent: String? {
+    public var customUserAgent: String? {
         get { nil }
         set {}
     }
@@ -162,19 +150,19 @@ public final class FakeEngine: WebEngine {
     public nonisolated func terminateWebProcess() {}
     /// An empty PNG: there is nothing to paint.
     public nonisolated func snapshotPNG() async throws(EngineError) -> Data { Data() }
-    public nonisolated var uiDelegate: (any EngineUIDelegate)? {
-        get { MainActor.assumeIsolated { ui } }
-        set { MainActor.assumeIsolated { ui = newValue } }
+    public var uiDelegate: (any EngineUIDelegate)? {
+        get { ui }
+        set { ui = newValue }
     }
-    public nonisolated func close() { MainActor.assumeIsolated { closed = true } }
+    public func close() { closed = true }
     public nonisolated func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?) async throws(EngineError)
     {
         await MainActor.run { clearedData.append(types) }
     }
     /// The fake keeps no history, so pools never reuse a view that navigated.
-    public nonisolated func historySnapshot() -> Data? { nil }
-    public nonisolated func restoreHistory(_ snapshot: Data) -> Bool { false }
-    public nonisolated var historyLength: Int? { nil }
+    public func historySnapshot() -> Data? { nil }
+    public func restoreHistory(_ snapshot: Data) -> Bool { false }
+    public var historyLength: Int? { nil }
 
     /// Hands `message` to the handler registered under its name, as the engine would when a page posts it;
     /// nothing when no handler has that name (a page's `postMessage` to it would throw).

@@ -24,8 +24,12 @@ import WebKit
 ///   WebKitGTK and happens here when WebKit itself loses the process;
 /// - ``close()`` cannot release the WKWebView (``webView`` stays readable); it stops loads and scheme tasks,
 ///   unregisters everything and blanks the page, and the view goes when the engine is released.
+///
+/// Its requirements are main-actor isolated: the conformance is `@preconcurrency`, so the compiler checks the main
+/// actor's executor where a nonisolated caller enters one (SE-0423) and traps off it. A `@MainActor` conformance
+/// (SE-0470) needs a port that is not `Sendable`.
 @MainActor
-public final class WKEngine: NSObject, WebEngine {
+public final class WKEngine: NSObject, @preconcurrency WebEngine {
     public let webView: WKWebView
     private var schemeBridges: [String: SchemeHandlerBridge] = [:]
     // The engine owns its handlers; the bridges the configuration retains hold them weakly (see
@@ -92,58 +96,48 @@ public final class WKEngine: NSObject, WebEngine {
 
     // MARK: Loading
 
-    public nonisolated func load(_ request: EngineRequest) throws(EngineError) {
-        let loaded = MainActor.assumeIsolated { () -> Bool in
-            guard !closed else { return false }
-            var urlRequest = URLRequest(url: request.url)
-            urlRequest.httpMethod = request.method
-            urlRequest.httpBody = request.body
-            for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
-            webView.load(urlRequest)
-            return true
-        }
-        if !loaded { throw .viewClosed }
+    public func load(_ request: EngineRequest) throws(EngineError) {
+        guard !closed else { throw .viewClosed }
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        urlRequest.httpBody = request.body
+        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        webView.load(urlRequest)
     }
 
-    public nonisolated func loadHTML(_ html: String, baseURL: URL?) {
-        MainActor.assumeIsolated { if !closed { _ = webView.loadHTMLString(html, baseURL: baseURL) } }
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        if !closed { _ = webView.loadHTMLString(html, baseURL: baseURL) }
     }
 
     /// `loadSimulatedRequest(_:response:responseData:)`, which WebKit runs through its document loader as a
     /// network response: the status and every header go with it (CSP and the other document-level headers apply).
-    public nonisolated func loadSimulatedRequest(
+    public func loadSimulatedRequest(
         _ request: EngineRequest, response: SchemeResponse, responseData: Data
     ) throws(EngineError) {
-        let refusal = MainActor.assumeIsolated { () -> EngineError? in
-            guard !closed else { return .viewClosed }
-            var urlRequest = URLRequest(url: request.url)
-            urlRequest.httpMethod = request.method
-            for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
-            guard
-                let answer = HTTPURLResponse(
-                    url: request.url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
-                    headerFields: response.headers)
-            else { return .unsupported("a simulated response Foundation cannot represent") }
-            _ = webView.loadSimulatedRequest(urlRequest, response: answer, responseData: responseData)
-            return nil
-        }
-        if let refusal { throw refusal }
+        guard !closed else { throw .viewClosed }
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for header in request.headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        guard
+            let answer = HTTPURLResponse(
+                url: request.url, statusCode: response.statusCode, httpVersion: "HTTP/1.1",
+                headerFields: response.headers)
+        else { throw .unsupported("a simulated response Foundation cannot represent") }
+        _ = webView.loadSimulatedRequest(urlRequest, response: answer, responseData: responseData)
     }
 
     /// Not done on WKWebView: whether a blank `loadHTMLString` leaves a back-forward item the page could go back
     /// to has not been checked on a device, so the first load starts the process, as before.
     public nonisolated func startWebProcess() -> Bool { false }
 
-    public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
-        MainActor.assumeIsolated {
-            if !closed { _ = webView.loadFileURL(fileURL, allowingReadAccessTo: directory) }
-        }
+    public func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
+        if !closed { _ = webView.loadFileURL(fileURL, allowingReadAccessTo: directory) }
     }
 
-    public nonisolated func reload() { MainActor.assumeIsolated { if !closed { _ = webView.reload() } } }
-    public nonisolated func stopLoading() { MainActor.assumeIsolated { webView.stopLoading() } }
-    public nonisolated var url: URL? { MainActor.assumeIsolated { webView.url } }
-    public nonisolated var title: String? { MainActor.assumeIsolated { webView.title } }
+    public func reload() { if !closed { _ = webView.reload() } }
+    public func stopLoading() { webView.stopLoading() }
+    public var url: URL? { webView.url }
+    public var title: String? { webView.title }
 
     // MARK: Scripts
 
@@ -171,8 +165,8 @@ public final class WKEngine: NSObject, WebEngine {
         return .failure(.javaScript(message))
     }
 
-    public nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
-        MainActor.assumeIsolated { if !closed { webView.evaluateJavaScript(script, completionHandler: nil) } }
+    public func evaluateJavaScriptIgnoringResult(_ script: String) {
+        if !closed { webView.evaluateJavaScript(script, completionHandler: nil) }
     }
 
     /// Hops to the main actor itself, as ``evaluateJavaScript(_:)`` does.
@@ -196,12 +190,10 @@ public final class WKEngine: NSObject, WebEngine {
         }
     }
 
-    public nonisolated func callAsyncJavaScriptIgnoringResult(_ body: String, arguments: [String: JavaScriptArgument]) {
-        MainActor.assumeIsolated {
-            guard !closed else { return }
-            webView.callAsyncJavaScript(
-                body, arguments: Self.values(arguments), in: nil, in: .page, completionHandler: nil)
-        }
+    public func callAsyncJavaScriptIgnoringResult(_ body: String, arguments: [String: JavaScriptArgument]) {
+        guard !closed else { return }
+        webView.callAsyncJavaScript(
+            body, arguments: Self.values(arguments), in: nil, in: .page, completionHandler: nil)
     }
 
     /// An `undefined` result arrives as a nil optional inside the `Any`: the port calls it nil.
@@ -224,108 +216,92 @@ public final class WKEngine: NSObject, WebEngine {
         }
     }
 
-    public nonisolated func addUserScript(_ script: UserScript) {
-        MainActor.assumeIsolated {
-            guard !closed else { return }
-            webView.configuration.userContentController.addUserScript(
-                WKUserScript(
-                    source: script.source,
-                    injectionTime: script.injectionTime == .documentStart ? .atDocumentStart : .atDocumentEnd,
-                    forMainFrameOnly: !script.allFrames))
-            addedScripts.append(script)
-        }
+    public func addUserScript(_ script: UserScript) {
+        guard !closed else { return }
+        webView.configuration.userContentController.addUserScript(
+            WKUserScript(
+                source: script.source,
+                injectionTime: script.injectionTime == .documentStart ? .atDocumentStart : .atDocumentEnd,
+                forMainFrameOnly: !script.allFrames))
+        addedScripts.append(script)
     }
 
-    public nonisolated func removeAllUserScripts() {
-        MainActor.assumeIsolated {
-            webView.configuration.userContentController.removeAllUserScripts()
-            addedScripts.removeAll()
-        }
+    public func removeAllUserScripts() {
+        webView.configuration.userContentController.removeAllUserScripts()
+        addedScripts.removeAll()
     }
 
     /// WKUserContentController removes scripts only all at once: remove all, add back the others in order.
-    public nonisolated func removeUserScript(_ script: UserScript) {
-        MainActor.assumeIsolated {
-            guard let index = addedScripts.firstIndex(of: script) else { return }
-            var kept = addedScripts
-            kept.remove(at: index)
-            removeAllUserScripts()
-            for script in kept { addUserScript(script) }
-        }
+    public func removeUserScript(_ script: UserScript) {
+        guard let index = addedScripts.firstIndex(of: script) else { return }
+        var kept = addedScripts
+        kept.remove(at: index)
+        removeAllUserScripts()
+        for script in kept { addUserScript(script) }
     }
 
     public nonisolated var supportsMessageReplies: Bool { true }
     public nonisolated var verifiesMessageFrames: Bool { true }
 
-    public nonisolated func addScriptMessageHandler(
+    public func addScriptMessageHandler(
         _ handler: any ScriptMessageHandler, name: String, replies: Bool
     ) {
-        MainActor.assumeIsolated {
-            guard !closed else { return }
-            // WebKit raises for a second handler under one name: replace instead.
-            removeScriptMessageHandler(name: name)
-            let proxy = MessageProxy(handler: handler)
-            let controller = webView.configuration.userContentController
-            if replies {
-                controller.addScriptMessageHandler(proxy, contentWorld: .page, name: name)
-            } else {
-                controller.add(proxy, contentWorld: .page, name: name)
-            }
-            messageProxies[name] = proxy
+        guard !closed else { return }
+        // WebKit raises for a second handler under one name: replace instead.
+        removeScriptMessageHandler(name: name)
+        let proxy = MessageProxy(handler: handler)
+        let controller = webView.configuration.userContentController
+        if replies {
+            controller.addScriptMessageHandler(proxy, contentWorld: .page, name: name)
+        } else {
+            controller.add(proxy, contentWorld: .page, name: name)
         }
+        messageProxies[name] = proxy
     }
 
-    public nonisolated func removeScriptMessageHandler(name: String) {
-        MainActor.assumeIsolated {
-            guard messageProxies.removeValue(forKey: name) != nil else { return }
-            webView.configuration.userContentController.removeScriptMessageHandler(
-                forName: name, contentWorld: .page)
-        }
+    public func removeScriptMessageHandler(name: String) {
+        guard messageProxies.removeValue(forKey: name) != nil else { return }
+        webView.configuration.userContentController.removeScriptMessageHandler(
+            forName: name, contentWorld: .page)
     }
 
     // MARK: Networking
 
-    public nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String)
+    public func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String)
         throws(EngineError)
     {
         let key = scheme.lowercased()
-        let outcome = MainActor.assumeIsolated { () -> EngineError? in
-            if closed { return .viewClosed }
-            if WKWebView.handlesURLScheme(key) { return .schemeNotAllowed(scheme) }
-            guard let bridge = schemeBridges[key] else {
-                return .unsupported(
-                    "adding the '\(scheme)' scheme after the WKWebView exists; name it when creating the engine "
-                        + "(WKEngine(schemes:) or WKEngineFactory(schemes:))")
-            }
-            schemeHandlers[key] = handler
-            bridge.handler = handler
-            return nil
+        if closed { throw .viewClosed }
+        if WKWebView.handlesURLScheme(key) { throw .schemeNotAllowed(scheme) }
+        guard let bridge = schemeBridges[key] else {
+            throw .unsupported(
+                "adding the '\(scheme)' scheme after the WKWebView exists; name it when creating the engine "
+                    + "(WKEngine(schemes:) or WKEngineFactory(schemes:))")
         }
-        if let outcome { throw outcome }
+        schemeHandlers[key] = handler
+        bridge.handler = handler
     }
 
-    public nonisolated var cookieStore: any EngineCookieStore { MainActor.assumeIsolated { cookies } }
+    public var cookieStore: any EngineCookieStore { cookies }
 
     // MARK: Navigation and lifecycle
 
-    public nonisolated var navigationDelegate: (any NavigationDelegate)? {
-        get { MainActor.assumeIsolated { delegate } }
-        set { MainActor.assumeIsolated { delegate = newValue } }
+    public var navigationDelegate: (any NavigationDelegate)? {
+        get { delegate }
+        set { delegate = newValue }
     }
 
-    public nonisolated var uiDelegate: (any EngineUIDelegate)? {
-        get { MainActor.assumeIsolated { uiDelegateStorage } }
+    public var uiDelegate: (any EngineUIDelegate)? {
+        get { uiDelegateStorage }
         set {
-            MainActor.assumeIsolated {
-                uiDelegateStorage = newValue
-                webView.uiDelegate = newValue == nil ? nil : self
-            }
+            uiDelegateStorage = newValue
+            webView.uiDelegate = newValue == nil ? nil : self
         }
     }
 
-    public nonisolated var customUserAgent: String? {
-        get { MainActor.assumeIsolated { webView.customUserAgent } }
-        set { MainActor.assumeIsolated { webView.customUserAgent = newValue } }
+    public var customUserAgent: String? {
+        get { webView.customUserAgent }
+        set { webView.customUserAgent = newValue }
     }
 
     /// Unsupported: WKWebView has no public way to end its web content process (see the type's notes).
@@ -352,38 +328,36 @@ public final class WKEngine: NSObject, WebEngine {
         }
     }
 
-    public nonisolated func close() {
-        MainActor.assumeIsolated {
-            guard !closed else { return }
-            closed = true
-            webView.stopLoading()
-            // Scheme tasks end now: handlers hear stop, and calls they still make are dropped, not sent.
-            for bridge in schemeBridges.values {
-                bridge.stopAll()
-                bridge.handler = nil
-            }
-            // Requests the view still makes fail as not found; the handlers go with the engine's hold on them.
-            schemeHandlers.removeAll()
-            for name in messageProxies.keys {
-                webView.configuration.userContentController.removeScriptMessageHandler(
-                    forName: name, contentWorld: .page)
-            }
-            messageProxies.removeAll()
-            // WebKit keeps the observer's key until it is removed (see WKCookieStore).
-            cookies.detach()
-            webView.configuration.userContentController.removeAllUserScripts()
-            addedScripts.removeAll()
-            delegate = nil
-            uiDelegateStorage = nil
-            webView.uiDelegate = nil
-            webView.navigationDelegate = nil
-            _ = webView.loadHTMLString("", baseURL: nil)
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        webView.stopLoading()
+        // Scheme tasks end now: handlers hear stop, and calls they still make are dropped, not sent.
+        for bridge in schemeBridges.values {
+            bridge.stopAll()
+            bridge.handler = nil
         }
+        // Requests the view still makes fail as not found; the handlers go with the engine's hold on them.
+        schemeHandlers.removeAll()
+        for name in messageProxies.keys {
+            webView.configuration.userContentController.removeScriptMessageHandler(
+                forName: name, contentWorld: .page)
+        }
+        messageProxies.removeAll()
+        // WebKit keeps the observer's key until it is removed (see WKCookieStore).
+        cookies.detach()
+        webView.configuration.userContentController.removeAllUserScripts()
+        addedScripts.removeAll()
+        delegate = nil
+        uiDelegateStorage = nil
+        webView.uiDelegate = nil
+        webView.navigationDelegate = nil
+        _ = webView.loadHTMLString("", baseURL: nil)
     }
 
     // MARK: Website data
 
-    public nonisolated func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?)
+    public func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?)
         async throws(EngineError)
     {
         await removeData(types, since: modifiedSince ?? .distantPast)
@@ -405,23 +379,19 @@ public final class WKEngine: NSObject, WebEngine {
 
     // MARK: History
 
-    public nonisolated func historySnapshot() -> Data? {
-        MainActor.assumeIsolated { webView.interactionState as? Data }
+    public func historySnapshot() -> Data? {
+        webView.interactionState as? Data
     }
 
-    public nonisolated func restoreHistory(_ snapshot: Data) -> Bool {
-        MainActor.assumeIsolated {
-            guard !closed else { return false }
-            webView.interactionState = snapshot
-            return true
-        }
+    public func restoreHistory(_ snapshot: Data) -> Bool {
+        guard !closed else { return false }
+        webView.interactionState = snapshot
+        return true
     }
 
-    public nonisolated var historyLength: Int? {
-        MainActor.assumeIsolated {
-            let list = webView.backForwardList
-            return list.backList.count + list.forwardList.count + (list.currentItem == nil ? 0 : 1)
-        }
+    public var historyLength: Int? {
+        let list = webView.backForwardList
+        return list.backList.count + list.forwardList.count + (list.currentItem == nil ? 0 : 1)
     }
 
     // MARK: Helpers

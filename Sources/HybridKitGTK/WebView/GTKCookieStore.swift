@@ -5,7 +5,7 @@ import HybridKit
 
 /// The port's cookie store over `WebKitCookieManager` (libsoup cookies).
 @GTKActor
-final class GTKCookieStore: EngineCookieStore {
+final class GTKCookieStore: @preconcurrency EngineCookieStore {
     private let manager: UnsafeMutablePointer<WebKitCookieManager>
 
     init(manager: UnsafeMutablePointer<WebKitCookieManager>) {
@@ -15,7 +15,7 @@ final class GTKCookieStore: EngineCookieStore {
 
     isolated deinit { g_object_unref(manager) }
 
-    nonisolated func cookies(for url: URL?) async throws(EngineError) -> [EngineCookie] {
+    func cookies(for url: URL?) async throws(EngineError) -> [EngineCookie] {
         try await fetch(url)
     }
 
@@ -49,11 +49,11 @@ final class GTKCookieStore: EngineCookieStore {
             })
     }
 
-    nonisolated func setCookie(_ cookie: EngineCookie) async throws(EngineError) {
+    func setCookie(_ cookie: EngineCookie) async throws(EngineError) {
         try await change(cookie, add: true)
     }
 
-    nonisolated func deleteCookie(_ cookie: EngineCookie) async throws(EngineError) {
+    func deleteCookie(_ cookie: EngineCookie) async throws(EngineError) {
         try await change(cookie, add: false)
     }
 
@@ -79,16 +79,14 @@ final class GTKCookieStore: EngineCookieStore {
             })
     }
 
-    nonisolated func observeChanges(_ observer: @escaping @Sendable () -> Void) {
-        GTKActor.run {
-            let changed: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
-                SignalBox<@Sendable () -> Void>.from(data)?()
-            }
-            connectSignal(
-                UnsafeMutableRawPointer(manager), "changed", handler: unsafeBitCast(changed, to: GCallback.self),
-                as: (@Sendable () -> Void).self,
-                callback: observer)
+    func observeChanges(_ observer: @escaping @Sendable () -> Void) {
+        let changed: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
+            SignalBox<@Sendable () -> Void>.from(data)?()
         }
+        connectSignal(
+            UnsafeMutableRawPointer(manager), "changed", handler: unsafeBitCast(changed, to: GCallback.self),
+            as: (@Sendable () -> Void).self,
+            callback: observer)
     }
 
     private static func engineCookie(_ cookie: OpaquePointer) -> EngineCookie {

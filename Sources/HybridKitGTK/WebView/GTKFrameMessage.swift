@@ -40,7 +40,7 @@ enum GTKFrameMessage {
 
 /// Answers one frame post with a string the extension hands to the frame's callback.
 @GTKActor
-final class GTKFrameMessageReply: ScriptMessageReply {
+final class GTKFrameMessageReply: @preconcurrency ScriptMessageReply {
     private var message: UnsafeMutablePointer<WebKitUserMessage>?
 
     init(message: UnsafeMutablePointer<WebKitUserMessage>) {
@@ -52,13 +52,13 @@ final class GTKFrameMessageReply: ScriptMessageReply {
         settle(#"[{"k":"err","e":{"code":"internal","message":"the native side dropped the reply"}}]"#)
     }
 
-    nonisolated func resolve(json: String) {
-        GTKActor.run { settle(json) }
+    func resolve(json: String) {
+        settle(json)
     }
 
-    nonisolated func reject(message: String) {
+    func reject(message: String) {
         let quoted = (try? JSONEncoder().encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "\"error\""
-        GTKActor.run { settle(#"[{"k":"err","e":{"code":"internal","message":\#(quoted)}}]"#) }
+        settle(#"[{"k":"err","e":{"code":"internal","message":\#(quoted)}}]"#)
     }
 
     private func settle(_ text: String) {

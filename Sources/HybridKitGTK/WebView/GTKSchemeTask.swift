@@ -9,7 +9,7 @@ import HybridKit
 /// as one in-memory stream. A response still open at the end of the turn switches to a pipe whose read end
 /// WebKit consumes asynchronously, so large or slow bodies stream instead of being buffered whole.
 @GTKActor
-final class GTKSchemeTask: SchemeTask {
+final class GTKSchemeTask: @preconcurrency SchemeTask {
     nonisolated let request: EngineRequest
     /// The body was over the handler's limit and was not read (``RequestBodyLimit``): fail the task unstarted.
     nonisolated let bodyOverLimit: Bool
@@ -40,70 +40,62 @@ final class GTKSchemeTask: SchemeTask {
         if let uriRequest { g_object_unref(uriRequest) }
     }
 
-    nonisolated func respond(_ response: SchemeResponse) {
-        GTKActor.run {
-            guard admit(.respond), uriRequest != nil else { return }
-            head = response
-            // Give the handler the rest of this turn to finish; only then start streaming.
-            Task { @GTKActor [weak self] in self?.startStreamingIfOpen() }
+    func respond(_ response: SchemeResponse) {
+        guard admit(.respond), uriRequest != nil else { return }
+        head = response
+        // Give the handler the rest of this turn to finish; only then start streaming.
+        Task { @GTKActor [weak self] in self?.startStreamingIfOpen() }
+    }
+
+    func send(_ data: Data) {
+        guard admit(.send), uriRequest != nil || pipe != nil else { return }
+        // A whole body sent at once (the common case) is kept, not copied: `Data` shares its storage, so a
+        // 10 MB answer is one buffer until WebKit's copy, not two.
+        if let pipe {
+            pipe.write(data)
+        } else if buffered.isEmpty {
+            buffered = data
+        } else {
+            buffered.append(data)
         }
     }
 
-    nonisolated func send(_ data: Data) {
-        GTKActor.run {
-            guard admit(.send), uriRequest != nil || pipe != nil else { return }
-            // A whole body sent at once (the common case) is kept, not copied: `Data` shares its storage, so a
-            // 10 MB answer is one buffer until WebKit's copy, not two.
-            if let pipe {
-                pipe.write(data)
-            } else if buffered.isEmpty {
-                buffered = data
-            } else {
-                buffered.append(data)
-            }
-        }
-    }
-
-    nonisolated func finish() {
-        GTKActor.run {
-            if let violation = order.admit(.finish) {
-                violations.append(violation)
-                // Finishing without a response would leave the page waiting forever: fail the request instead.
-                if violation == .finishWithoutResponse {
-                    _ = order.admit(.fail)
-                    if let request = uriRequest { GTKSchemeTask.finish(request, error: .failed(violation.description)) }
-                    end()
-                }
-                return
-            }
-            if let pipe {
-                pipe.close()
-                self.pipe = nil
+    func finish() {
+        if let violation = order.admit(.finish) {
+            violations.append(violation)
+            // Finishing without a response would leave the page waiting forever: fail the request instead.
+            if violation == .finishWithoutResponse {
+                _ = order.admit(.fail)
+                if let request = uriRequest { GTKSchemeTask.finish(request, error: .failed(violation.description)) }
                 end()
-                return
             }
-            guard let request = uriRequest, let head else { return }
-            let bytes = buffered.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-            let stream = g_memory_input_stream_new_from_bytes(bytes)
-            g_bytes_unref(bytes)
-            deliver(head, stream: stream, length: Int64(buffered.count), to: request)
-            buffered = Data()
-            end()
+            return
         }
+        if let pipe {
+            pipe.close()
+            self.pipe = nil
+            end()
+            return
+        }
+        guard let request = uriRequest, let head else { return }
+        let bytes = buffered.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        let stream = g_memory_input_stream_new_from_bytes(bytes)
+        g_bytes_unref(bytes)
+        deliver(head, stream: stream, length: Int64(buffered.count), to: request)
+        buffered = Data()
+        end()
     }
 
-    nonisolated func fail(_ error: SchemeTaskError) {
-        GTKActor.run {
-            guard admit(.fail) else { return }
-            if let pipe {
-                // Headers are out: the only signal left is a truncated body.
-                pipe.close()
-                self.pipe = nil
-            } else if let request = uriRequest {
-                GTKSchemeTask.finish(request, error: error)
-            }
-            end()
+    func fail(_ error: SchemeTaskError) {
+        guard admit(.fail) else { return }
+        if let pipe {
+            // Headers are out: the only signal left is a truncated body.
+            pipe.close()
+            self.pipe = nil
+        } else if let request = uriRequest {
+            GTKSchemeTask.finish(request, error: error)
         }
+        end()
     }
 
     /// The view closed or navigated away: stop reading, tell the handler.

@@ -5,14 +5,16 @@ import HybridKit
 /// Answers one `WebKitScriptDialog` the view kept (`webkit_script_dialog_ref`). The answer is written at once;
 /// the dialog is closed on a later turn of the main loop, never inside the `script-dialog` emission that
 /// created it (WebKit still holds it there), or at once when the view closes.
-final class GTKScriptDialogReply: ScriptDialogReply, @unchecked Sendable {
-    // Touched on the GTK thread only.
+///
+/// GTK-isolated, like the view: ``answer(_:)`` meets the port's nonisolated requirement through a
+/// `@preconcurrency` conformance, so the compiler checks GTK's executor where a caller enters it (SE-0423).
+@GTKActor
+final class GTKScriptDialogReply: @preconcurrency ScriptDialogReply {
     private var dialog: OpaquePointer?
     private var answered = false
     private let kind: ScriptDialog.Kind
     private let onClosed: @GTKActor (GTKScriptDialogReply) -> Void
 
-    @GTKActor
     init(dialog: OpaquePointer, kind: ScriptDialog.Kind, onClosed: @escaping @GTKActor (GTKScriptDialogReply) -> Void) {
         webkit_script_dialog_ref(dialog)
         self.dialog = dialog
@@ -21,23 +23,20 @@ final class GTKScriptDialogReply: ScriptDialogReply, @unchecked Sendable {
     }
 
     func answer(_ answer: ScriptDialogAnswer) {
-        GTKActor.run {
-            guard !answered, let dialog else { return }
-            answered = true
-            switch (kind, answer) {
-            case (.confirm, .confirmed(let value)), (.beforeUnload, .confirmed(let value)):
-                webkit_script_dialog_confirm_set_confirmed(dialog, value ? 1 : 0)
-            case (.prompt, .text(let text)):
-                // A prompt closed without text returns null, as when the user cancels.
-                if let text { webkit_script_dialog_prompt_set_text(dialog, text) }
-            default: break
-            }
-            Task { @GTKActor in self.close() }
+        guard !answered, let dialog else { return }
+        answered = true
+        switch (kind, answer) {
+        case (.confirm, .confirmed(let value)), (.beforeUnload, .confirmed(let value)):
+            webkit_script_dialog_confirm_set_confirmed(dialog, value ? 1 : 0)
+        case (.prompt, .text(let text)):
+            // A prompt closed without text returns null, as when the user cancels.
+            if let text { webkit_script_dialog_prompt_set_text(dialog, text) }
+        default: break
         }
+        Task { @GTKActor in self.close() }
     }
 
     /// Closes the dialog (the page resumes) and drops the reference. Idempotent.
-    @GTKActor
     func close() {
         guard let dialog else { return }
         self.dialog = nil
@@ -47,7 +46,6 @@ final class GTKScriptDialogReply: ScriptDialogReply, @unchecked Sendable {
         onClosed(self)
     }
 
-    @GTKActor
     static func kind(of dialog: OpaquePointer) -> ScriptDialog.Kind {
         switch webkit_script_dialog_get_dialog_type(dialog) {
         case WEBKIT_SCRIPT_DIALOG_CONFIRM: .confirm

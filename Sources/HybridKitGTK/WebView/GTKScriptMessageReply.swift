@@ -4,7 +4,7 @@ import HybridKit
 
 /// Settles the promise of one `postMessage` made to a reply-capable handler.
 @GTKActor
-final class GTKScriptMessageReply: ScriptMessageReply {
+final class GTKScriptMessageReply: @preconcurrency ScriptMessageReply {
     private var reply: OpaquePointer?
     /// The JavaScript context of the message, in which the reply value is built.
     private let context: UnsafeMutablePointer<JSCContext>?
@@ -20,21 +20,19 @@ final class GTKScriptMessageReply: ScriptMessageReply {
         if let context { g_object_unref(UnsafeMutableRawPointer(context)) }
     }
 
-    nonisolated func resolve(json: String) {
-        GTKActor.run {
-            settle { reply in
-                guard let context, let value = jsc_value_new_from_json(context, json) else {
-                    webkit_script_message_reply_return_error_message(reply, "reply is not valid JSON")
-                    return
-                }
-                webkit_script_message_reply_return_value(reply, value)
-                g_object_unref(UnsafeMutableRawPointer(value))
+    func resolve(json: String) {
+        settle { reply in
+            guard let context, let value = jsc_value_new_from_json(context, json) else {
+                webkit_script_message_reply_return_error_message(reply, "reply is not valid JSON")
+                return
             }
+            webkit_script_message_reply_return_value(reply, value)
+            g_object_unref(UnsafeMutableRawPointer(value))
         }
     }
 
-    nonisolated func reject(message: String) {
-        GTKActor.run { settle { reply in webkit_script_message_reply_return_error_message(reply, message) } }
+    func reject(message: String) {
+        settle { reply in webkit_script_message_reply_return_error_message(reply, message) }
     }
 
     private func settle(_ body: (OpaquePointer) -> Void) {

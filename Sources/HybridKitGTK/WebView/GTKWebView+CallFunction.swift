@@ -5,14 +5,8 @@ import HybridKit
 /// Page functions called with arguments (`webkit_web_view_call_async_javascript_function`): the arguments travel
 /// as a `GVariant` dictionary the engine turns into JavaScript values, so no source is built from them.
 extension GTKWebView {
-    public nonisolated func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument])
+    public func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument])
         async throws(EngineError) -> String?
-    {
-        try await callFunction(body, arguments: arguments)
-    }
-
-    private func callFunction(_ body: String, arguments: [String: JavaScriptArgument]) async throws(EngineError)
-        -> String?
     {
         guard !isClosed else { throw .viewClosed }
         let view = webView
@@ -34,15 +28,13 @@ extension GTKWebView {
             })
     }
 
-    public nonisolated func callAsyncJavaScriptIgnoringResult(
+    public func callAsyncJavaScriptIgnoringResult(
         _ body: String, arguments: [String: JavaScriptArgument]
     ) {
-        GTKActor.run {
-            guard !isClosed else { return }
-            let variant = Self.variant(arguments)
-            webkit_web_view_call_async_javascript_function(webView, body, -1, variant, nil, nil, nil, nil, nil)
-            g_variant_unref(variant)
-        }
+        guard !isClosed else { return }
+        let variant = Self.variant(arguments)
+        webkit_web_view_call_async_javascript_function(webView, body, -1, variant, nil, nil, nil, nil, nil)
+        g_variant_unref(variant)
     }
 
     /// The arguments as the `a{sv}` dictionary WebKitGTK expects, sunk (the caller unreferences it).

@@ -40,12 +40,10 @@ extension GTKWebView {
         GTKActor.run { GTKWebView(configuration: configuration) }
     }
 
-    public nonisolated func historySnapshot() -> Data? { GTKActor.run { sessionStateData() } }
+    public func historySnapshot() -> Data? { sessionStateData() }
 
-    public nonisolated func restoreHistory(_ snapshot: Data) -> Bool {
-        GTKActor.run { restoreSessionState(snapshot) }
-    }
+    public func restoreHistory(_ snapshot: Data) -> Bool { restoreSessionState(snapshot) }
 
-    public nonisolated var historyLength: Int? { GTKActor.run { isClosed ? nil : backForwardListLength } }
+    public var historyLength: Int? { isClosed ? nil : backForwardListLength }
 }
 #endif

@@ -9,9 +9,9 @@ typealias ResourceStartedCallback = @GTKActor (UnsafeMutablePointer<WebKitWebRes
 typealias ResourceFailedCallback = @GTKActor (UnsafeMutablePointer<WebKitWebResource>, String, Bool) -> Void
 
 extension GTKWebView {
-    public nonisolated var uiDelegate: (any EngineUIDelegate)? {
-        get { GTKActor.run { ui.delegate } }
-        set { GTKActor.run { ui.delegate = newValue } }
+    public var uiDelegate: (any EngineUIDelegate)? {
+        get { ui.delegate }
+        set { ui.delegate = newValue }
     }
 
     /// Connects `create` (new windows), `script-dialog` and `resource-load-started`. Each callback holds the view

@@ -9,11 +9,13 @@ typealias MessageCallback = @GTKActor (OpaquePointer?) -> Void
 
 /// The WebKitGTK implementation of the port: one `WebKitWebView` in its own top-level window.
 ///
-/// All state lives on ``GTKActor``. The port's requirements are nonisolated (the core calls them from
-/// actors that share GTK's executor) and enter GTK isolation with `GTKActor.run(_:)`, which checks the
-/// thread instead of trusting it.
+/// All state lives on ``GTKActor``, and so do the port's requirements: the conformance is `@preconcurrency`, so
+/// the compiler checks GTK's executor where a nonisolated caller (the core's actors on that executor) enters one
+/// (SE-0423). The core reaches them on GTK's thread only; a call from elsewhere traps in
+/// ``GLibMainContextExecutor/checkIsolated()`` before WebKitGTK is touched. The port is `Sendable`, which rules
+/// out a `@GTKActor` conformance (SE-0470) while the core sends engines between actors.
 @GTKActor
-public final class GTKWebView: WebEngine {
+public final class GTKWebView: @preconcurrency WebEngine {
     public struct Configuration: Sendable {
         public var width: Int32
         public var height: Int32
@@ -93,7 +95,7 @@ public final class GTKWebView: WebEngine {
 
     /// Tears the view down: stops loads, fails scheme tasks, disconnects handlers, destroys the window.
     /// Idempotent; also done at deinit.
-    public nonisolated func close() { GTKActor.run { tearDown() } }
+    public func close() { tearDown() }
 
     private func tearDown() {
         guard !closed else { return }
@@ -125,35 +127,31 @@ public final class GTKWebView: WebEngine {
 
     // MARK: Loading
 
-    public nonisolated func load(_ request: EngineRequest) throws(EngineError) {
+    public func load(_ request: EngineRequest) throws(EngineError) {
         // WebKitGTK's public API loads GET requests only: sending this one would silently drop its method
         // and body, the very bug this project exists to prevent.
         guard request.method == "GET", request.body == nil else {
             throw .unsupported("WebKitGTK can only load GET requests without a body, not \(request.method)")
         }
-        GTKActor.run {
-            guard !closed else { return }
-            let uriRequest = webkit_uri_request_new(request.url.absoluteString)
-            if let headers = webkit_uri_request_get_http_headers(uriRequest) {
-                for header in request.headers { soup_message_headers_replace(headers, header.name, header.value) }
-            }
-            webkit_web_view_load_request(webView, uriRequest)
-            g_object_unref(uriRequest)
+        guard !closed else { return }
+        let uriRequest = webkit_uri_request_new(request.url.absoluteString)
+        if let headers = webkit_uri_request_get_http_headers(uriRequest) {
+            for header in request.headers { soup_message_headers_replace(headers, header.name, header.value) }
         }
+        webkit_web_view_load_request(webView, uriRequest)
+        g_object_unref(uriRequest)
     }
 
-    public nonisolated func loadHTML(_ html: String, baseURL: URL?) {
-        GTKActor.run {
-            guard !closed else { return }
-            webkit_web_view_load_html(webView, html, baseURL?.absoluteString)
-        }
+    public func loadHTML(_ html: String, baseURL: URL?) {
+        guard !closed else { return }
+        webkit_web_view_load_html(webView, html, baseURL?.absoluteString)
     }
 
     /// `webkit_web_view_load_bytes` with `request.url` as the base URI: the document gets that URL and its origin
     /// (`location`, `document.URL`, `self.origin`, cookies and same-origin requests, as a network load: checked in
     /// `NetworkPageGTKTests`). It takes a MIME type and a charset only, so a status other than 200, or a header
     /// WebKit would apply from the response, is refused rather than lost.
-    public nonisolated func loadSimulatedRequest(
+    public func loadSimulatedRequest(
         _ request: EngineRequest, response: SchemeResponse, responseData: Data
     ) throws(EngineError) {
         guard response.statusCode == 200 else {
@@ -168,58 +166,46 @@ public final class GTKWebView: WebEngine {
         let mime = parts.first.map { $0.lowercased() } ?? "text/html"
         let charset = parts.dropFirst().first { $0.lowercased().hasPrefix("charset=") }
             .map { String($0.dropFirst("charset=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
-        let loaded = GTKActor.run { () -> Bool in
-            guard !closed else { return false }
-            let bytes = responseData.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-            // No charset in the header: "", not NULL. NULL makes load_bytes assume UTF-8 and ignore the document's
-            // own <meta charset>, where the engine's load would read it (a windows-1251 page shown as U+FFFDs);
-            // an empty encoding leaves the decoder to the BOM, the <meta> and the default, as for a network load.
-            webkit_web_view_load_bytes(webView, bytes, mime, charset ?? "", request.url.absoluteString)
-            g_bytes_unref(bytes)
-            return true
-        }
-        if !loaded { throw .viewClosed }
+        guard !closed else { throw .viewClosed }
+        let bytes = responseData.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        // No charset in the header: "", not NULL. NULL makes load_bytes assume UTF-8 and ignore the document's
+        // own <meta charset>, where the engine's load would read it (a windows-1251 page shown as U+FFFDs);
+        // an empty encoding leaves the decoder to the BOM, the <meta> and the default, as for a network load.
+        webkit_web_view_load_bytes(webView, bytes, mime, charset ?? "", request.url.absoluteString)
+        g_bytes_unref(bytes)
     }
 
     /// A view that has loaded nothing has no web process yet: WebKitGTK launches it at the first load, and only
     /// then asks for the main document, so the launch and the document's round trip follow each other. An empty
     /// HTML string (`about:blank`) launches it now and, loaded as a string, leaves no history entry (checked in
     /// `NetworkPageGTKTests`).
-    public nonisolated func startWebProcess() -> Bool {
-        GTKActor.run { () -> Bool in
-            guard !closed, webkit_web_view_get_uri(webView) == nil else { return false }
-            webkit_web_view_load_html(webView, "", nil)
-            return true
-        }
+    public func startWebProcess() -> Bool {
+        guard !closed, webkit_web_view_get_uri(webView) == nil else { return false }
+        webkit_web_view_load_html(webView, "", nil)
+        return true
     }
 
-    public nonisolated func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
-        GTKActor.run {
-            guard !closed else { return }
-            // WebKitGTK grants file pages access to file URLs through a setting, not per directory.
-            webkit_settings_set_allow_file_access_from_file_urls(webkit_web_view_get_settings(webView), 1)
-            webkit_web_view_load_uri(webView, fileURL.absoluteString)
-        }
+    public func loadFile(_ fileURL: URL, allowingReadAccessTo directory: URL) {
+        guard !closed else { return }
+        // WebKitGTK grants file pages access to file URLs through a setting, not per directory.
+        webkit_settings_set_allow_file_access_from_file_urls(webkit_web_view_get_settings(webView), 1)
+        webkit_web_view_load_uri(webView, fileURL.absoluteString)
     }
 
-    public nonisolated func reload() { GTKActor.run { if !closed { webkit_web_view_reload(webView) } } }
-    public nonisolated func stopLoading() { GTKActor.run { if !closed { webkit_web_view_stop_loading(webView) } } }
+    public func reload() { if !closed { webkit_web_view_reload(webView) } }
+    public func stopLoading() { if !closed { webkit_web_view_stop_loading(webView) } }
 
-    public nonisolated var url: URL? {
-        GTKActor.run { closed ? nil : borrowGString(webkit_web_view_get_uri(webView)).flatMap(URL.init(string:)) }
+    public var url: URL? {
+        closed ? nil : borrowGString(webkit_web_view_get_uri(webView)).flatMap(URL.init(string:))
     }
 
-    public nonisolated var title: String? {
-        GTKActor.run { closed ? nil : borrowGString(webkit_web_view_get_title(webView)) }
+    public var title: String? {
+        closed ? nil : borrowGString(webkit_web_view_get_title(webView))
     }
 
     // MARK: Scripts
 
-    public nonisolated func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {
-        try await evaluate(script)
-    }
-
-    private func evaluate(_ script: String) async throws(EngineError) -> String? {
+    public func evaluateJavaScript(_ script: String) async throws(EngineError) -> String? {
         guard !closed else { throw .viewClosed }
         let view = webView
         return try await gioAsync(
@@ -237,41 +223,33 @@ public final class GTKWebView: WebEngine {
             })
     }
 
-    public nonisolated func evaluateJavaScriptIgnoringResult(_ script: String) {
-        GTKActor.run {
-            guard !closed else { return }
-            webkit_web_view_evaluate_javascript(webView, script, -1, nil, nil, nil, nil, nil)
-        }
+    public func evaluateJavaScriptIgnoringResult(_ script: String) {
+        guard !closed else { return }
+        webkit_web_view_evaluate_javascript(webView, script, -1, nil, nil, nil, nil, nil)
     }
 
-    public nonisolated func addUserScript(_ script: UserScript) {
-        GTKActor.run {
-            let userScript = webkit_user_script_new(
-                script.source,
-                script.allFrames ? WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES : WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
-                script.injectionTime == .documentStart
-                    ? WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START : WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_END,
-                nil, nil)
-            guard let userScript else { return }
-            webkit_user_content_manager_add_script(contentManager, userScript)
-            userScripts.append((script, userScript))
-        }
+    public func addUserScript(_ script: UserScript) {
+        let userScript = webkit_user_script_new(
+            script.source,
+            script.allFrames ? WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES : WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
+            script.injectionTime == .documentStart
+                ? WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START : WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_END,
+            nil, nil)
+        guard let userScript else { return }
+        webkit_user_content_manager_add_script(contentManager, userScript)
+        userScripts.append((script, userScript))
     }
 
-    public nonisolated func removeUserScript(_ script: UserScript) {
-        GTKActor.run {
-            guard let index = userScripts.firstIndex(where: { $0.script == script }) else { return }
-            let handle = userScripts.remove(at: index).handle
-            webkit_user_content_manager_remove_script(contentManager, handle)
-            webkit_user_script_unref(handle)
-        }
+    public func removeUserScript(_ script: UserScript) {
+        guard let index = userScripts.firstIndex(where: { $0.script == script }) else { return }
+        let handle = userScripts.remove(at: index).handle
+        webkit_user_content_manager_remove_script(contentManager, handle)
+        webkit_user_script_unref(handle)
     }
 
-    public nonisolated func removeAllUserScripts() {
-        GTKActor.run {
-            webkit_user_content_manager_remove_all_scripts(contentManager)
-            releaseUserScripts()
-        }
+    public func removeAllUserScripts() {
+        webkit_user_content_manager_remove_all_scripts(contentManager)
+        releaseUserScripts()
     }
 
     private func releaseUserScripts() {
@@ -283,7 +261,7 @@ public final class GTKWebView: WebEngine {
 
     /// True when the web processes load HybridKit's frame-stamping extension: the bridge runtime then posts
     /// through it, and each message arrives with the real URI of the frame that sent it.
-    public nonisolated var verifiesMessageFrames: Bool { GTKActor.run { GTKWebContext.shared.stampsFrames } }
+    public var verifiesMessageFrames: Bool { GTKWebContext.shared.stampsFrames }
 
     /// A post relayed by the frame-stamping extension, delivered like a script message but with its frame.
     func receiveFramePost(_ message: UnsafeMutablePointer<WebKitUserMessage>) -> Bool {
@@ -295,55 +273,51 @@ public final class GTKWebView: WebEngine {
         return true
     }
 
-    public nonisolated func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
-        GTKActor.run {
-            removeScriptMessageHandler(name: name)
-            let manager = contentManager
-            let signal: gulong
-            if replies {
-                webkit_user_content_manager_register_script_message_handler_with_reply(manager, name, nil)
-                let callback:
-                    @convention(c) (gpointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, gpointer?) -> gboolean =
-                        {
-                            _, value, reply, data in
-                            guard let deliver = SignalBox<ReplyMessageCallback>.from(data)
-                            else { return 0 }
-                            GTKActor.run { deliver(value, reply) }
-                            return 1
-                        }
-                signal = connectSignal(
-                    UnsafeMutableRawPointer(contentManager), "script-message-with-reply-received::\(name)",
-                    handler: unsafeBitCast(callback, to: GCallback.self), as: ReplyMessageCallback.self,
-                    callback: { [weak handler] value, reply in
-                        guard let handler, let value, let reply else { return }
-                        let message = ScriptMessage(name: name, body: GTKWebView.messageBody(value))
-                        handler.didReceive(message, reply: GTKScriptMessageReply(reply: reply, value: value))
-                    })
-            } else {
-                webkit_user_content_manager_register_script_message_handler(manager, name)
-                let callback: @convention(c) (OpaquePointer?, OpaquePointer?, gpointer?) -> Void = { _, result, data in
-                    guard let deliver = SignalBox<MessageCallback>.from(data) else { return }
-                    GTKActor.run { deliver(result) }
-                }
-                signal = connectSignal(
-                    UnsafeMutableRawPointer(contentManager), "script-message-received::\(name)",
-                    handler: unsafeBitCast(callback, to: GCallback.self), as: MessageCallback.self,
-                    callback: { [weak handler] result in
-                        guard let handler, let result, let value = webkit_javascript_result_get_js_value(result)
-                        else { return }
-                        handler.didReceive(ScriptMessage(name: name, body: GTKWebView.messageBody(value)), reply: nil)
-                    })
+    public func addScriptMessageHandler(_ handler: any ScriptMessageHandler, name: String, replies: Bool) {
+        removeScriptMessageHandler(name: name)
+        let manager = contentManager
+        let signal: gulong
+        if replies {
+            webkit_user_content_manager_register_script_message_handler_with_reply(manager, name, nil)
+            let callback:
+                @convention(c) (gpointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, gpointer?) -> gboolean =
+                    {
+                        _, value, reply, data in
+                        guard let deliver = SignalBox<ReplyMessageCallback>.from(data)
+                        else { return 0 }
+                        GTKActor.run { deliver(value, reply) }
+                        return 1
+                    }
+            signal = connectSignal(
+                UnsafeMutableRawPointer(contentManager), "script-message-with-reply-received::\(name)",
+                handler: unsafeBitCast(callback, to: GCallback.self), as: ReplyMessageCallback.self,
+                callback: { [weak handler] value, reply in
+                    guard let handler, let value, let reply else { return }
+                    let message = ScriptMessage(name: name, body: GTKWebView.messageBody(value))
+                    handler.didReceive(message, reply: GTKScriptMessageReply(reply: reply, value: value))
+                })
+        } else {
+            webkit_user_content_manager_register_script_message_handler(manager, name)
+            let callback: @convention(c) (OpaquePointer?, OpaquePointer?, gpointer?) -> Void = { _, result, data in
+                guard let deliver = SignalBox<MessageCallback>.from(data) else { return }
+                GTKActor.run { deliver(result) }
             }
-            messageHandlers[name] = (handler, signal, replies)
+            signal = connectSignal(
+                UnsafeMutableRawPointer(contentManager), "script-message-received::\(name)",
+                handler: unsafeBitCast(callback, to: GCallback.self), as: MessageCallback.self,
+                callback: { [weak handler] result in
+                    guard let handler, let result, let value = webkit_javascript_result_get_js_value(result)
+                    else { return }
+                    handler.didReceive(ScriptMessage(name: name, body: GTKWebView.messageBody(value)), reply: nil)
+                })
         }
+        messageHandlers[name] = (handler, signal, replies)
     }
 
-    public nonisolated func removeScriptMessageHandler(name: String) {
-        GTKActor.run {
-            guard let entry = messageHandlers.removeValue(forKey: name) else { return }
-            g_signal_handler_disconnect(UnsafeMutableRawPointer(contentManager), entry.signal)
-            webkit_user_content_manager_unregister_script_message_handler(contentManager, name)
-        }
+    public func removeScriptMessageHandler(name: String) {
+        guard let entry = messageHandlers.removeValue(forKey: name) else { return }
+        g_signal_handler_disconnect(UnsafeMutableRawPointer(contentManager), entry.signal)
+        webkit_user_content_manager_unregister_script_message_handler(contentManager, name)
     }
 
     /// Strings pass through as they are (the bridge runtime posts strings); anything else as its JSON.
@@ -356,18 +330,9 @@ public final class GTKWebView: WebEngine {
 
     // MARK: Networking
 
-    public nonisolated func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError)
-    {
-        let registered = GTKActor.run { () -> Result<Void, EngineError> in
-            do throws(EngineError) {
-                try GTKWebContext.shared.registerScheme(scheme)
-            } catch {
-                return .failure(error)
-            }
-            schemeHandlers[scheme.lowercased()] = handler
-            return .success(())
-        }
-        try registered.get()
+    public func setSchemeHandler(_ handler: any SchemeHandler, forScheme scheme: String) throws(EngineError) {
+        try GTKWebContext.shared.registerScheme(scheme)
+        schemeHandlers[scheme.lowercased()] = handler
     }
 
     /// Per view, as every HybridKit logger: a logger takes its handler when it is made.
@@ -392,33 +357,29 @@ public final class GTKWebView: WebEngine {
         handler.start(task)
     }
 
-    public nonisolated var cookieStore: any EngineCookieStore { GTKActor.run { cookies } }
+    public var cookieStore: any EngineCookieStore { cookies }
 
     // MARK: Navigation and lifecycle
 
-    public nonisolated var navigationDelegate: (any NavigationDelegate)? {
-        get { GTKActor.run { delegate } }
-        set { GTKActor.run { delegate = newValue } }
+    public var navigationDelegate: (any NavigationDelegate)? {
+        get { delegate }
+        set { delegate = newValue }
     }
 
     var currentDelegate: (any NavigationDelegate)? { delegate }
 
     /// The user agent in effect (the engine's own until set): the value native requests made for this page
     /// should send too (`ProxiedRequest/settingUserAgent(_:)`).
-    public nonisolated var customUserAgent: String? {
-        get { GTKActor.run { borrowGString(webkit_settings_get_user_agent(webkit_web_view_get_settings(webView))) } }
-        set { GTKActor.run { webkit_settings_set_user_agent(webkit_web_view_get_settings(webView), newValue) } }
+    public var customUserAgent: String? {
+        get { borrowGString(webkit_settings_get_user_agent(webkit_web_view_get_settings(webView))) }
+        set { webkit_settings_set_user_agent(webkit_web_view_get_settings(webView), newValue) }
     }
 
-    public nonisolated func terminateWebProcess() {
-        GTKActor.run { if !closed { webkit_web_view_terminate_web_process(webView) } }
+    public func terminateWebProcess() {
+        if !closed { webkit_web_view_terminate_web_process(webView) }
     }
 
-    public nonisolated func snapshotPNG() async throws(EngineError) -> Data {
-        try await snapshot()
-    }
-
-    private func snapshot() async throws(EngineError) -> Data {
+    public func snapshotPNG() async throws(EngineError) -> Data {
         guard !closed else { throw .viewClosed }
         let view = webView
         return try await gioAsync(
