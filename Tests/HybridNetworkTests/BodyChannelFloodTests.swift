@@ -199,8 +199,10 @@ import Glibc
     /// A client that connects and writes its head a moment later (the engine's network process does) is accepted
     /// before its head is in the socket. With every slot held by a head younger than the grace, it is held unread
     /// until its head comes, then served, in place of one of them.
+    /// As on Darwin: on Linux the kernel would hold the connection until its head came (`TCP_DEFER_ACCEPT`).
     @Test func anUploadWrittenAMomentAfterConnectingIsServedWhenEverySlotIsYoung() async throws {
-        let channel = try LoopbackBodyChannel.start(limits: .init(maxConnections: 2))
+        let channel = try LoopbackBodyChannel.start(
+            limits: .init(maxConnections: 2), routes: BodyChannelRoutes(), deferAccept: false)
         defer { channel.stop() }
         let page = Page(on: channel)
         let port = channel.port
@@ -221,9 +223,11 @@ import Glibc
     }
 
     /// A connection that sends nothing while every slot is taken is held at most a moment, and at most half the
-    /// slots' worth are held at once (a newer one pushes out the one held longest).
+    /// slots' worth are held at once (a newer one pushes out the one held longest). As on Darwin: on Linux the
+    /// kernel never hands a silent connection over (the next test).
     @Test func connectionsThatSendNothingAreHeldBrieflyAndFew() async throws {
-        let channel = try LoopbackBodyChannel.start(limits: .init(maxConnections: 2))
+        let channel = try LoopbackBodyChannel.start(
+            limits: .init(maxConnections: 2), routes: BodyChannelRoutes(), deferAccept: false)
         defer { channel.stop() }
         let port = channel.port
         let flood = SocketFlood(port: port, connections: 2, interval: .seconds(10), reconnect: false)
@@ -244,6 +248,38 @@ import Glibc
         for _ in 0..<50 where channel.connectionsHeld > 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(channel.connectionsHeld == 2)
     }
+
+    #if os(Linux)
+    /// On Linux a connection reaches the channel only once it sent something, or after about a second
+    /// (`TCP_DEFER_ACCEPT`): meanwhile a hundred silent ones take no descriptor of the app and no slot, and a real
+    /// upload is served beside them.
+    @Test func silentConnectionsNeverReachTheChannel() async throws {
+        let channel = try LoopbackBodyChannel.start(limits: .init(maxConnections: 2))
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        let listening = Self.channelDescriptors(channel)
+        async let silent = withThrowingTaskGroup(of: RawSocket.Exchange.self) { group in
+            for _ in 0..<100 {
+                group.addTask { try await RawSocket.exchange(port: port, chunks: [Data()], readFor: .seconds(2)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(channel.connectionsHeld == 0)
+        #expect(Self.channelDescriptors(channel) == listening, "a silent connection took a descriptor")
+        let body = Self.bytes(4096, seed: 9)
+        let id = try page.reserve(body.count)
+        let post = try await RawSocket.exchange(
+            port: port, chunks: [Data(page.head(id, port: port, length: body.count).utf8) + body],
+            readFor: .seconds(5))
+        #expect(post.response?.status == 200, "\(String(decoding: post.received, as: UTF8.self))")
+        #expect(try page.stored(id) == body)
+        let waited = try await silent
+        // Past the kernel's second they reach the gate, which holds or closes them unanswered.
+        #expect(waited.count == 100 && waited.allSatisfy { $0.received.isEmpty })
+    }
+    #endif
 
     /// RFC 9112 §3.2: no `Host`, or two, is a 400; so are two of any header the routes decide on. Nothing is
     /// opened or touched.

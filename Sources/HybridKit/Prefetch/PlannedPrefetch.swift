@@ -198,6 +198,14 @@ struct PrefetchPlanner: Sendable {
             {
                 return bytes[10] == 0 || isPrivateIPv4(Array(bytes[12..<16]))
             }
+            // Prefixes that translate to an IPv4 address (RFC 6052's 64:ff9b::/96 and RFC 8215's 64:ff9b:1::/48 on
+            // a NAT64 network: the last four bytes; RFC 3056's 2002::/16, 6to4: bytes 2–5) reach that address.
+            if bytes[0..<12] == [0, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0]
+                || bytes[0..<6] == [0, 0x64, 0xFF, 0x9B, 0, 1]
+            {
+                return isPrivateIPv4(Array(bytes[12..<16]))
+            }
+            if bytes[0] == 0x20, bytes[1] == 0x02, isPrivateIPv4(Array(bytes[2..<6])) { return true }
             // fc00::/7 unique local, fe80::/10 link-local, fec0::/10 site-local, ff00::/8 multicast.
             return bytes[0] & 0xFE == 0xFC || (bytes[0] == 0xFE && bytes[1] & 0x80 == 0x80) || bytes[0] == 0xFF
         }

@@ -34,8 +34,10 @@ final class LoopbackAcceptor: Sendable {
 
     /// Binds 127.0.0.1 on a random port, then ::1 on the same port when the machine has IPv6 loopback (a port
     /// taken on ::1 means another try).
-    init() throws {
-        let (sockets, port, ipv6) = try Self.bindLoopback()
+    /// `deferAccept`: on Linux, hand over connections only once they sent something (`TCP_DEFER_ACCEPT`); tests
+    /// turn it off to run the accepting thread as it runs on Darwin, which has no such option.
+    init(deferAccept: Bool = true) throws {
+        let (sockets, port, ipv6) = try Self.bindLoopback(deferAccept: deferAccept)
         var pipeEnds: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Self.streamCloseOnExec, 0, &pipeEnds) == 0 else {
             let code = errno
@@ -48,13 +50,13 @@ final class LoopbackAcceptor: Sendable {
         wake = (pipeEnds[0], pipeEnds[1])
     }
 
-    private static func bindLoopback() throws -> (sockets: [Int32], port: Int, ipv6: Bool) {
+    private static func bindLoopback(deferAccept: Bool) throws -> (sockets: [Int32], port: Int, ipv6: Bool) {
         var lastError = Failure.system("bind ::1", EADDRINUSE)
         for _ in 0..<5 {
-            let v4 = try listeningSocket(ipv6: false, port: 0)
+            let v4 = try listeningSocket(ipv6: false, port: 0, deferAccept: deferAccept)
             let port = localPort(v4)
             do {
-                return ([v4, try listeningSocket(ipv6: true, port: port)], port, true)
+                return ([v4, try listeningSocket(ipv6: true, port: port, deferAccept: deferAccept)], port, true)
             } catch .system(let call, let code) where code == EADDRINUSE {
                 close(v4)
                 lastError = .system(call, code)
@@ -176,11 +178,21 @@ final class LoopbackAcceptor: Sendable {
         }
     }
 
-    private static func listeningSocket(ipv6: Bool, port: Int) throws(Failure) -> Int32 {
+    private static func listeningSocket(ipv6: Bool, port: Int, deferAccept: Bool) throws(Failure) -> Int32 {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, streamCloseOnExec, 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        #if canImport(Glibc)
+        // Linux hands a connection to `accept` only once its first bytes arrived (or after about a second): a real
+        // client's whole head is then in the socket when the gate looks, and a local process reconnecting silent
+        // connections as fast as they are closed costs the accepting thread nothing until it sends. Darwin has no
+        // such option; the gate's second look (`Verdict.waitForData`) covers a head that comes a moment late.
+        var deferSeconds: Int32 = 1
+        if deferAccept {
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_DEFER_ACCEPT, &deferSeconds, socklen_t(MemoryLayout<Int32>.size))
+        }
+        #endif
         let bound: Int32
         if ipv6 {
             setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))

@@ -76,9 +76,17 @@ public final class LoopbackBodyChannel: BodyChannel {
     public static func start(
         limits: Limits = Limits(), routes: BodyChannelRoutes = BodyChannelRoutes()
     ) throws(StartError) -> LoopbackBodyChannel {
+        try start(limits: limits, routes: routes, deferAccept: true)
+    }
+
+    /// `deferAccept: false` runs the channel as on Darwin, where the kernel hands over connections before they
+    /// send anything (for tests on Linux).
+    static func start(
+        limits: Limits, routes: BodyChannelRoutes, deferAccept: Bool
+    ) throws(StartError) -> LoopbackBodyChannel {
         let acceptor: LoopbackAcceptor
         do {
-            acceptor = try LoopbackAcceptor()
+            acceptor = try LoopbackAcceptor(deferAccept: deferAccept)
         } catch {
             throw .cannotListen("\(error)")
         }

@@ -14,7 +14,8 @@ import Testing
         "http://127.0.0.1.", "http://localhost.", "http://LOCALHOST", "http://api.localhost.", "http://10.1",
         "http://167772161", "http://[0:0:0:0:0:0:0:1]", "http://[::ffff:7f00:1]", "http://[::ffff:10.0.0.1]",
         "http://[fe80::1%25eth0]", "http://[FD00::1]", "http://0.0.0.0", "http://0", "http://255.255.255.255",
-        "http://224.0.0.1", "http://[ff02::1]", "http://198.18.0.1",
+        "http://224.0.0.1", "http://[ff02::1]", "http://198.18.0.1", "http://[64:ff9b::7f00:1]",
+        "http://[64:ff9b::10.0.0.1]", "http://[64:ff9b:1::c0a8:1]", "http://[2002:7f00:1::]", "http://[2002:a00:1::1]",
     ]
 
     @Test(arguments: disguised)
@@ -32,7 +33,8 @@ import Testing
     @Test func publicNamesAndAddressesAreNotPrivate() {
         for host in [
             "1password.com", "0x.example", "123.example", "news.example", "8.8.8.8", "2001:4860:4860::8888",
-            "[2606:4700::1111]", "172.32.0.1", "100.128.0.1", "1.1.1.1.example",
+            "[2606:4700::1111]", "172.32.0.1", "100.128.0.1", "1.1.1.1.example", "64:ff9b::808:808",
+            "2002:808:808::1",
         ] {
             #expect(!PrefetchPlanner.isPrivate(host: host), "\(host)")
         }
