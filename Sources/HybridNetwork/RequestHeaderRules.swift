@@ -1,3 +1,5 @@
+import HybridKit
+
 /// The Fetch standard's rules for what a page may put in a request
 /// (https://fetch.spec.whatwg.org/#forbidden-request-header, #forbidden-method): the proxy applies them because a
 /// page that calls native networking must not gain what the engine would never let it do.
@@ -20,7 +22,7 @@ enum RequestHeaderRules {
     static func allowed(_ headers: [(name: String, value: String)]) -> [(name: String, value: String)] {
         headers.compactMap { header in
             let lower = header.name.lowercased()
-            guard isToken(header.name), !forbiddenNames.contains(lower),
+            guard HTTPToken.isToken(header.name), !forbiddenNames.contains(lower),
                 !forbiddenPrefixes.contains(where: { lower.hasPrefix($0) })
             else { return nil }
             let value = header.value.trimmingCharacters(in: [" ", "\t"])
@@ -38,17 +40,9 @@ enum RequestHeaderRules {
 
     /// The method to send, or nil when the page may not use it (or it is not a token).
     static func method(_ method: String) -> String? {
-        guard isToken(method) else { return nil }
+        guard HTTPToken.isToken(method) else { return nil }
         let upper = method.uppercased()
         if forbiddenMethods.contains(upper) { return nil }
         return normalizedMethods.contains(upper) ? upper : method
-    }
-
-    static func isToken(_ text: String) -> Bool {
-        !text.isEmpty
-            && text.unicodeScalars.allSatisfy { scalar in
-                scalar.isASCII && scalar.value > 0x20 && scalar.value < 0x7f
-                    && !"\"(),/:;<=>?@[\\]{}".unicodeScalars.contains(scalar)
-            }
     }
 }

@@ -110,9 +110,7 @@ struct PrefetchPlanner: Sendable {
     }
 
     private static func checkName(_ name: String) throws(PrefetchError) {
-        let token = CharacterSet(
-            charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        guard !name.isEmpty, name.unicodeScalars.allSatisfy(token.contains) else { throw .headerInjection(name: name) }
+        guard HTTPToken.isToken(name) else { throw .headerInjection(name: name) }
         let lower = name.lowercased()
         guard !forbiddenHeaders.contains(lower), !forbiddenHeaderPrefixes.contains(where: lower.hasPrefix) else {
             throw .forbiddenHeader(name: name)

@@ -160,7 +160,7 @@ public final class BodyChannelProxy: Sendable {
     static func wireHeaders(for response: SchemeResponse, origin: String) -> [(String, String)] {
         var pairs: [[String]] = []
         // The hooks pass these to `new Headers`, which throws on a name that is no token or a value past U+00FF.
-        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) where Self.isToken(name) {
+        for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) where HTTPToken.isToken(name) {
             pairs.append([name, Self.byteString(value)])
         }
         let head = JSONValue.object([
@@ -216,14 +216,6 @@ public final class BodyChannelProxy: Sendable {
         var text = ""
         for byte in value.utf8 { text.unicodeScalars.append(Unicode.Scalar(byte)) }
         return text
-    }
-
-    /// Whether `name` is an RFC 9110 token (what `new Headers` takes as a name).
-    static func isToken(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                (0x21...0x7E).contains(byte) && !#"()<>@,;:\"/[]?={}"#.utf8.contains(byte)
-            }
     }
 
     /// The most bytes ``headHeader`` may take (percent-encoded JSON: up to three times the head's size). Below
