@@ -47,7 +47,7 @@ public struct NativeProxy: RequestProxying {
         // A timer on the client's event loop rather than a sleeping task beside the exchange's: one task per
         // request instead of a group of three, on a path a hooked POST waits on.
         deadline.arm(
-            HTTPClient.defaultEventLoopGroup.next().scheduleTask(in: .nanoseconds(ProxyExchange.nanoseconds(timeout))) {
+            HTTPClient.defaultEventLoopGroup.next().scheduleTask(in: TimeAmount(timeout)) {
                 sink.send(
                     .failed(
                         .network(

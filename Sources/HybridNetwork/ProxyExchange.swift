@@ -100,7 +100,7 @@ struct ProxyExchange: Sendable {
             outgoing.url = target.url.absoluteString
             if let host = target.hostHeader { outgoing.headers.replaceOrAdd(name: "Host", value: host) }
             do {
-                return try await client.execute(outgoing, timeout: .nanoseconds(Self.nanoseconds(policy.timeout)))
+                return try await client.execute(outgoing, timeout: TimeAmount(policy.timeout))
             } catch {
                 lastError = error
                 // Only a connection that never opened is retried at the next address: nothing was sent on it.
@@ -201,11 +201,5 @@ struct ProxyExchange: Sendable {
             }
         }
         return .network("\(host): \(error)")
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow
-            ? Int64.max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
