@@ -254,8 +254,13 @@ actor PrefetchReplyCourier {
             let e: String
             let more: Bool
         }
-        let headers = head.headers.filter { !["set-cookie", "set-cookie2"].contains($0.key.lowercased()) }
-            .sorted { $0.key.lowercased() < $1.key.lowercased() }.map { [$0.key, $0.value] }
+        var shown = head.headers.filter { !["set-cookie", "set-cookie2"].contains($0.key.lowercased()) }
+        // The network layer keeps the length apart (it drops it for an encoded body it decoded: then the page
+        // reads neither the encoding nor the length, as the body it gets is not the encoded one).
+        if let length = head.expectedLength, !shown.keys.contains(where: { $0.lowercased() == "content-length" }) {
+            shown["Content-Length"] = String(length)
+        }
+        let headers = shown.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { [$0.key, $0.value] }
         let text = String(decoding: body, as: UTF8.self)
         let isText = text.utf8.elementsEqual(body)
         let hit = Hit(
