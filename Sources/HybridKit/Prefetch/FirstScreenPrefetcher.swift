@@ -123,7 +123,9 @@ public final class FirstScreenPrefetcher: Sendable {
     /// filled or checked is skipped with a warning and counted as refused: the page fetches it itself.
     @discardableResult
     public func prefetch(for url: URL) -> Int {
-        guard let page = httpURL(url), let path = Optional(page.path.isEmpty ? "/" : page.path) else { return 0 }
+        // `path(percentEncoded:)` keeps a trailing slash (`/news/`), which `path` drops.
+        guard let page = httpURL(url) else { return 0 }
+        let path = page.path(percentEncoded: false).isEmpty ? "/" : page.path(percentEncoded: false)
         let requests = declarations.withLock { $0 }.pages.filter { $0.covers(path: path) }.flatMap(\.requests)
         guard !requests.isEmpty else { return 0 }
         let supplied = values()
