@@ -18,7 +18,8 @@ public struct FirstScreenPrefetch: PageFeature {
         assembly.services[PrefetchAnswersKey.self] = answers
         if prefetcher.answersNetworkPages {
             // Before the bridge runtime, which removes the frame-stamped post this script takes too.
-            assembly.earlyUserScripts.append(try Self.networkScript(token: answers.token, origin: prefetcher.pageOrigin))
+            assembly.earlyUserScripts.append(
+                try Self.networkScript(token: answers.token, origin: prefetcher.pageOrigin))
         } else {
             assembly.userScripts.append(try Self.userScript(token: answers.token, origin: prefetcher.pageOrigin))
         }

@@ -82,7 +82,8 @@ public final class FirstScreenPrefetcher: Sendable {
 
     private init(
         site: HybridSite?, origin: WebOrigin, pageOrigin: String, declarations: PrefetchDeclarations,
-        policy: PrefetchPolicy, jar: CookieJar?, network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)?,
+        policy: PrefetchPolicy, jar: CookieJar?,
+        network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)?,
         values: @escaping @Sendable () -> [String: String]
     ) throws(PrefetchError) {
         planner = PrefetchPlanner(site: origin, policy: policy)

@@ -109,7 +109,8 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
         }
         let listed =
             answers.used(on: page).map {
-                Listed(method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue, state: "used")
+                Listed(
+                    method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue, state: "used")
             }
             + answers.prefetcher.pending(for: page).map {
                 Listed(

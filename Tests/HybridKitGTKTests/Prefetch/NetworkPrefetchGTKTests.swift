@@ -28,7 +28,8 @@ import Testing
     @Test @GTKActor func aNetworkPageGetsItsDataFromThePrefetchExactlyAsWithout() async throws {
         let fixture = try await NetworkPrefetchFixture()
         defer { fixture.close() }
-        let with = try Self.described(try await fixture.open("/page?user=u1&mode=plain", with: try fixture.prefetcher()))
+        let with = try Self.described(
+            try await fixture.open("/page?user=u1&mode=plain", with: try fixture.prefetcher()))
         // The server saw one API request, the prefetch's (with the declared header and the jar's cookie).
         #expect(fixture.requests("GET /api/feed") == ["GET /api/feed?user=u1"])
         let without = try Self.described(try await fixture.open("/page?user=u1&mode=plain", with: nil))
@@ -130,7 +131,8 @@ import Testing
             var feed: String?
         }
         for then in ["plain", "bin"] {
-            let text = try await fixture.open("/page?user=u1&mode=replaced&then=\(then)", with: try fixture.prefetcher())
+            let text = try await fixture.open(
+                "/page?user=u1&mode=replaced&then=\(then)", with: try fixture.prefetcher())
             let got = try JSONDecoder().decode(Got.self, from: Data(text.utf8))
             #expect(got.status == 200 && got.type == "basic", "\(text)")
             if then == "plain" {

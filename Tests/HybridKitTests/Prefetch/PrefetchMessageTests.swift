@@ -105,7 +105,9 @@ import Testing
         try JSONDecoder().decode(Hit.self, from: Data(try #require(text).utf8))
     }
 
-    static func refused(_ why: PrefetchMessageRefusal) -> [String] { [#"{"v":1,"a":"refused","why":"\#(why.rawValue)"}"#] }
+    static func refused(_ why: PrefetchMessageRefusal) -> [String] {
+        [#"{"v":1,"a":"refused","why":"\#(why.rawValue)"}"#]
+    }
 
     @Test func theMainFrameOfTheDeclaredOriginGetsTheWholeResponseOnceWithItsCookiesInTheEngine() async throws {
         let rig = try Rig()
@@ -182,7 +184,8 @@ import Testing
             // Huge.
             (.string(String(repeating: "x", count: PrefetchMessage.maximumBytes + 1)), Rig.mainFrame, .tooLarge),
             (
-                .string(rig.fetchText(headers: Array(repeating: ["x-a", "1"], count: PrefetchMessage.maximumHeaders + 1))),
+                .string(
+                    rig.fetchText(headers: Array(repeating: ["x-a", "1"], count: PrefetchMessage.maximumHeaders + 1))),
                 Rig.mainFrame, .malformed
             ),
         ]
