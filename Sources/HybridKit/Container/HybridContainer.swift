@@ -259,7 +259,11 @@ public final class HybridContainer {
         // A network page: its document is fetched natively while the view starts, then shown (or loaded plainly).
         let userAgent = configuration.userAgent
         if let networkPages, networkPages.assumeIsolated({ $0.start(request, userAgent: userAgent) }) { return }
-        try engine.load(request)
+        let plainLoad: @Sendable () throws(EngineError) -> Void = { [engine, request] () throws(EngineError) in
+            try engine.load(request)
+        }
+        if deferredWhileWarmingUp(request.url, plainLoad) { return }
+        try plainLoad()
     }
 
     /// Schemes the engine loads by itself; any other must be served by the container.
@@ -342,15 +346,25 @@ public final class HybridContainer {
     }
 
     public func loadFile(_ url: URL, allowingReadAccessTo directory: URL) {
-        networkPages?.assumeIsolated { $0.supersede() }
         recovery?.assumeIsolated { $0.hostWillLoad(.file(url, readAccess: directory)) }
+        let engine = engine
+        if deferredWhileWarmingUp(url, { engine.loadFile(url, allowingReadAccessTo: directory) }) { return }
         engine.loadFile(url, allowingReadAccessTo: directory)
     }
 
     public func loadHTML(_ html: String, baseURL: URL?) {
-        networkPages?.assumeIsolated { $0.supersede() }
         recovery?.assumeIsolated { $0.hostWillLoad(.html(html, baseURL: baseURL)) }
+        let engine = engine
+        if deferredWhileWarmingUp(baseURL, { engine.loadHTML(html, baseURL: baseURL) }) { return }
         engine.loadHTML(html, baseURL: baseURL)
+    }
+
+    /// A load that replaces a network page's pending hand-over; while the view's blank start page still loads, it
+    /// waits for that page's end (see `NetworkPageHandOver.deferWhileWarmingUp`). False: load at once.
+    private func deferredWhileWarmingUp(
+        _ url: URL?, _ load: @escaping @Sendable () throws(EngineError) -> Void
+    ) -> Bool {
+        networkPages?.assumeIsolated { $0.deferWhileWarmingUp(url, load) } ?? false
     }
 
     // MARK: Lifecycle
@@ -375,7 +389,7 @@ public final class HybridContainer {
     public func close() {
         guard !closed else { return }
         closed = true
-        networkPages?.assumeIsolated { $0.supersede() }
+        networkPages?.assumeIsolated { $0.close() }
         for session in sessions.reversed() { session.close() }
         sessions.removeAll()
         page.close()

@@ -45,10 +45,39 @@ actor NetworkPageHandOver {
         self.prefetcher = prefetcher
     }
 
-    /// A later load, a `stopLoading`, or the container closing: a pending hand-over must not load anything.
-    func supersede() {
-        generation += 1
+    /// A later load, or the container closing: a pending hand-over must not load anything. A blank start page
+    /// that is still loading stays hidden: whatever replaces the hand-over waits for its end.
+    func supersede() { generation += 1 }
+
+    /// The container closed: nothing waits for the blank start page any more.
+    func close() {
+        supersede()
         page.endWarmUp()
+    }
+
+    /// A host load that is not a network page's, while the view's blank start page is still loading: `load` runs
+    /// once that page ended (at most the policy's `maximumWait`), unless a later load superseded it meanwhile.
+    /// Issued at once, WebKitGTK drops the blank page before its process is up and starts the host's page with no
+    /// URL, so the host would hear a start naming no page. False when no blank page is loading: the caller loads
+    /// at once (and hears the engine's error, if any).
+    func deferWhileWarmingUp(_ url: URL?, _ load: @escaping @Sendable () throws(EngineError) -> Void) -> Bool {
+        supersede()
+        guard page.warmingUp else { return false }
+        let current = generation
+        let wait = prefetcher.policy.maximumWait
+        let deadline = ContinuousClock.now + wait
+        Task {
+            await self.waitForWarmUp(by: deadline, wait: wait, url: url)
+            guard current == self.generation else { return }
+            do throws(EngineError) {
+                try load()
+            } catch {
+                self.prefetcher.logger.warning(
+                    "the engine refused a load that waited for the view's blank start page",
+                    metadata: ["url": "\(url?.absoluteString ?? "?")", "error": "\(error)"])
+            }
+        }
+        return true
     }
 
     /// Starts showing `request` from a native fetch; false when the prefetcher does not take it (the caller loads
@@ -75,12 +104,7 @@ actor NetworkPageHandOver {
     ) async {
         let outcome = await fetch.outcome(by: deadline, wait: wait)
         guard current == generation else { return fetch.drop() }
-        if !(await warmUpEnded(by: deadline)) {
-            prefetcher.logger.warning(
-                "the view's blank start page did not end within the network page's wait: loading the page anyway",
-                metadata: ["url": "\(request.url.absoluteString)", "wait": "\(wait)"])
-            page.endWarmUp()
-        }
+        await waitForWarmUp(by: deadline, wait: wait, url: request.url)
         guard current == generation else { return fetch.drop() }
         switch outcome {
         case .fallback(let why):
@@ -106,7 +130,16 @@ actor NetworkPageHandOver {
     }
 
     /// Waits until the blank document a cold view's process started with is in, so that the page's load does
-    /// not replace it half-way (their events would mix); false when `deadline` came first.
+    /// not replace it half-way (their events would mix); past `deadline`, stops hiding it and goes on anyway.
+    private func waitForWarmUp(by deadline: ContinuousClock.Instant, wait: Duration, url: URL?) async {
+        if await warmUpEnded(by: deadline) { return }
+        prefetcher.logger.warning(
+            "the view's blank start page did not end within the network page's wait: loading the page anyway",
+            metadata: ["url": "\(url?.absoluteString ?? "?")", "wait": "\(wait)"])
+        page.endWarmUp()
+    }
+
+    /// True once the blank start page ended; false when `deadline` came first.
     private func warmUpEnded(by deadline: ContinuousClock.Instant) async -> Bool {
         guard page.warmingUp else { return true }
         let once = ResumeOnce()

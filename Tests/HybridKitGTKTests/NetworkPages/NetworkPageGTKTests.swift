@@ -223,6 +223,43 @@ import Testing
         #expect(named == [page.absoluteString])
     }
 
+    /// A host that loads another page while a cold view's blank document is still loading sees that page's events
+    /// only, all naming it, at whatever moment of the blank load its load comes: the load waits for the blank
+    /// document's end (issued at once, WebKitGTK started it with no URL). The second page may be another network
+    /// page (fetched natively in turn) or any other.
+    @Test(arguments: [(0, false), (15, false), (40, false), (120, false), (0, true), (40, true)])
+    @GTKActor func aHostLoadDuringTheBlankStartSeesOnlyItsOwnPage(_ delay: Int, _ networkPage: Bool) async throws {
+        let fixture = try await NetworkPageFixture()
+        defer { fixture.close() }
+        let container = try HybridContainer(
+            configuration: fixture.configuration(try fixture.prefetcher()), factory: GTKEngineFactory())
+        defer { container.close() }
+        let events = container.loadEvents()
+        try container.load(try fixture.url("/slow?ms=1500"))
+        #expect(container.engine.url?.absoluteString == "about:blank", "the process did not start during the fetch")
+        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
+        let other =
+            networkPage
+            ? try fixture.url("/page?after=\(delay)")
+            : try #require(URL(string: fixture.other.origin + "/page?after=\(delay)"))
+        try container.load(other)
+        var named: [String] = []
+        for await event in events {
+            switch event {
+            case .started(let url), .committed(let url), .finished(let url): named.append(url?.absoluteString ?? "nil")
+            case .failed(let failure): named.append("failed \(failure.kind) \(failure.url?.absoluteString ?? "nil")")
+            default: continue
+            }
+            if case .finished = event { break }
+            if case .failed(let failure) = event, failure.kind != .cancelled { break }
+        }
+        #expect(named == Array(repeating: other.absoluteString, count: 3), "\(delay) ms: \(named)")
+        let title = try await container.engine.evaluateJavaScript("document.title")
+        #expect(title == (networkPage ? "\"page ran\"" : "\"other\""))
+        #expect(try await container.engine.evaluateJavaScript("history.length") == "1", "the blank page left an entry")
+        if networkPage { #expect(fixture.natives.last == "GET /page?after=\(delay)") }
+    }
+
     @Test @GTKActor func aTapPrefetchFeedsAPooledView() async throws {
         let fixture = try await NetworkPageFixture()
         defer { fixture.close() }
