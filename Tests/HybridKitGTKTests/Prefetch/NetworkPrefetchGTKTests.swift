@@ -6,8 +6,10 @@ import Testing
 
 /// First-screen prefetch for network pages in real WebKitGTK: the page's own `fetch` answered from the prefetch
 /// through the engine-stamped script message, exactly as the network would have answered it, and only the main
-/// frame of the declared origin's.
-@Suite(.serialized) struct NetworkPrefetchGTKTests {
+/// frame of the declared origin's. Takes the engine's shared cookie store alone: its jars follow that store, and
+/// cookies ignore ports, so another suite's cookies for 127.0.0.1 would change what the jar sends after the prefetch
+/// went out (rightly a miss).
+@Suite(.serialized, .engineCookieStoreExclusive) struct NetworkPrefetchGTKTests {
     struct Described: Codable, Equatable {
         var status: Int
         var statusText: String

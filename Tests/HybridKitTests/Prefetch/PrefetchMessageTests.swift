@@ -150,7 +150,7 @@ import Testing
         #expect(try Self.decode(await rig.post(.string(rig.fetchText())).first).a == "hit")
     }
 
-    /// One hostile message per threat-model line (docs: FirstScreenPrefetching, lines 17–19): each gets a typed
+    /// One hostile message per threat-model line (docs: FirstScreenPrefetching, lines 18–19): each gets a typed
     /// refusal, and nothing is taken: the right message still gets the answer afterwards.
     @Test func hostileMessagesGetATypedRefusalAndNothingElse() async throws {
         let rig = try Rig()
