@@ -137,10 +137,22 @@ final class NetworkPrefetchFixture: Sendable {
         }
         jar.setCookie("np_sid=s1; Path=/", for: .http(try url("/")))
         let sync = EngineCookieSync(jar: jar, store: store)
-        defer { sync.stop() }
         await sync.start()
-        try await container.loadAndWait(try url(path))
-        return try await Self.result(container.engine)
+        let result: String
+        do {
+            try await container.loadAndWait(try url(path))
+            result = try await Self.result(container.engine)
+        } catch {
+            sync.stop()
+            throw error
+        }
+        // Leaves the shared store as it found it, for the suites after this one; once the sync stopped, or it would
+        // carry the deletions into the jar while the next open fills it.
+        sync.stop()
+        for cookie in try await store.cookies(for: nil) where cookie.name.hasPrefix("np_") {
+            try await store.deleteCookie(cookie)
+        }
+        return result
     }
 
     /// What the page's script reported (`window.__result`, a JSON string).
