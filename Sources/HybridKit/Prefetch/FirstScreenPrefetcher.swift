@@ -62,8 +62,12 @@ public final class FirstScreenPrefetcher: Sendable {
     /// - Parameters:
     ///   - networkOrigin: the pages' http(s) origin (`https://news.example`, no path, query or user); requests go
     ///     to it only.
+    ///   - declarations: what the pages declare (paths on that origin); checked now against `policy`.
+    ///   - policy: the limits declarations are held to; private addresses need
+    ///     ``PrefetchPolicy/allowsPrivateAddresses``.
     ///   - jar: the pages' jar, kept in step with the engine's store (`EngineCookieSync`); nil sends no cookies.
-    ///   - Other parameters: as ``init(site:declarations:policy:jar:network:values:)``.
+    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: URLSession.
+    ///   - values: the values templates name besides `path` and `query.NAME`, read each time a page opens.
     public convenience init(
         networkOrigin: String, declarations: PrefetchDeclarations, policy: PrefetchPolicy = PrefetchPolicy(),
         jar: CookieJar?, network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)? = nil,
