@@ -227,6 +227,21 @@ import Testing
         #expect(reply.resolved == [PrefetchMessageAnswers.miss(more: false)])
     }
 
+    @Test func thePageReadsWhatWasPrefetchedAndMarksItsFirstScreen() async throws {
+        let rig = try Rig()
+        let token = rig.answers.token
+        let waiting = await rig.post(.string(#"{"v":1,"k":"list","t":"\#(token)"}"#))
+        #expect(waiting.first?.contains(#""state":"waiting""#) == true, "\(waiting)")
+        #expect(waiting.first?.contains("api\\/feed?id=7") == true, "\(waiting)")
+        #expect(await rig.post(.string(#"{"v":1,"k":"first-screen","t":"\#(token)"}"#)) == [#"{"v":1,"a":"ok"}"#])
+        #expect(rig.prefetcher.marks(for: Self.page)?.firstScreen != nil)
+        // Another frame cannot mark it or read it.
+        let subframe = FrameInfo(url: Self.page, securityOrigin: Self.origin, isMainFrame: false)
+        #expect(
+            await rig.post(.string(#"{"v":1,"k":"list","t":"\#(token)"}"#), frame: subframe)
+                == Self.refused(.notMainFrame))
+    }
+
     @Test func theParserReadsTheRuntimesMessage() throws {
         let message = try PrefetchMessage.parse(
             #"{"v":1,"k":"fetch","t":"tok","m":"GET","u":"https://news.example/a?b=1","c":"include","h":[["Accept","*/*"]]}"#
