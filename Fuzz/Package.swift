@@ -37,6 +37,7 @@ let package = Package(
         fuzzer("fuzz-binary-call", [.product(name: "HybridKit", package: "HybridKit")]),
         fuzzer("fuzz-http-cache", [.product(name: "HybridKit", package: "HybridKit")]),
         fuzzer("fuzz-prefetch", [.product(name: "HybridKit", package: "HybridKit")]),
+        fuzzer("fuzz-prefetch-message", [.product(name: "HybridKit", package: "HybridKit")]),
         fuzzer("fuzz-json-string", [.product(name: "HybridKit", package: "HybridKit")]),
         // ZIPFoundation: the harness deflates raw record streams so mutations reach the control-triple checks.
         fuzzer(

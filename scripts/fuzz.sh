@@ -12,7 +12,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="$root/.build-fuzz"
-targets=(fuzz-range fuzz-zip fuzz-signed-documents fuzz-set-cookie fuzz-inbound-message fuzz-body-channel fuzz-binary-call fuzz-delta fuzz-http-cache fuzz-prefetch fuzz-json-string)
+targets=(fuzz-range fuzz-zip fuzz-signed-documents fuzz-set-cookie fuzz-inbound-message fuzz-body-channel fuzz-binary-call fuzz-delta fuzz-http-cache fuzz-prefetch fuzz-prefetch-message fuzz-json-string)
 
 if [[ "${1:-}" == "--list" ]]; then
     printf '%s\n' "${targets[@]}"

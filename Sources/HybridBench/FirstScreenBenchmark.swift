@@ -53,13 +53,13 @@ public enum FirstScreenBenchmark {
         case coldNoData = "cold view, page without its API request"
         case pooledNoData = "pooled view, page without its API request"
         case networkColdWithout = "network page, cold view, engine loads the HTML"
-        case networkColdWith = "network page, cold view, HTML fetched natively"
+        case networkColdWith = "network page, cold view, HTML and API fetched natively"
         case networkPooledWithout = "network page, pooled view, engine loads the HTML"
-        case networkPooledWith = "network page, pooled view, HTML fetched natively"
+        case networkPooledWith = "network page, pooled view, HTML and API fetched natively"
         case tapColdWithout = "network page opened after the tap gap, cold view, engine loads the HTML"
-        case tapColdWith = "network page opened after the tap gap, cold view, HTML prefetched at the tap"
+        case tapColdWith = "network page opened after the tap gap, cold view, HTML and API prefetched at the tap"
         case tapPooledWithout = "network page opened after the tap gap, pooled view, engine loads the HTML"
-        case tapPooledWith = "network page opened after the tap gap, pooled view, HTML prefetched at the tap"
+        case tapPooledWith = "network page opened after the tap gap, pooled view, HTML and API prefetched at the tap"
 
         var pooled: Bool {
             [
@@ -92,6 +92,7 @@ public enum FirstScreenBenchmark {
         let signal = PageDoneSignal()
         let prefetcher = try rig.prefetcher()
         let networkPages = try rig.networkPages()
+        let networkAPI = try rig.networkPrefetcher()
         let opens = Counter()
 
         func open(_ side: Side) async throws -> Double {
@@ -102,7 +103,8 @@ public enum FirstScreenBenchmark {
             guard let url = URL(string: address) else { throw BenchError.pageFailed(query) }
             let features: [any PageFeature] =
                 side.prefetches
-                ? [FirstScreenPrefetch(prefetcher)] : side.fetchesHTML ? [NetworkPagePrefetch(networkPages)] : []
+                ? [FirstScreenPrefetch(prefetcher)]
+                : side.fetchesHTML ? [NetworkPagePrefetch(networkPages), FirstScreenPrefetch(networkAPI)] : []
             let configuration = ContainerConfiguration(
                 site: rig.site, messageHandlers: [HostMessageHandler(name: "benchPage", handler: signal)],
                 features: features, documentCookies: .automatic(jar: rig.jar))
@@ -114,12 +116,18 @@ public enum FirstScreenBenchmark {
                 if side.fetchesHTML, !networkPages.prefetch(for: url) {
                     throw BenchError.pageFailed("prefetch(for:) at the tap started no fetch for \(url)")
                 }
+                if side.fetchesHTML, networkAPI.prefetch(for: url) != 1 {
+                    throw BenchError.pageFailed("prefetch(for:) at the tap started no API prefetch for \(url)")
+                }
                 try await Task.sleep(for: options.tapGap)
             }
             let outcome = try await signal.wait(timeout: .seconds(60)) {
                 // As a host would on the user's tap: the requests start before the view does.
                 if side.prefetches { prefetcher.prefetch(for: url) }
-                if side.fetchesHTML, !side.afterTap { networkPages.prefetch(for: url) }
+                if side.fetchesHTML, !side.afterTap {
+                    networkPages.prefetch(for: url)
+                    networkAPI.prefetch(for: url)
+                }
                 let made =
                     side.pooled
                     ? try HybridContainer(configuration: configuration, pool: pool)
@@ -128,6 +136,15 @@ public enum FirstScreenBenchmark {
                 try made.load(url)
             }
             guard outcome.text.hasPrefix("ok") else { throw BenchError.pageFailed(outcome.text) }
+            // One API request per open: with prefetch, the prefetch's; a second would be the page's own, after a
+            // miss or a fallback. The page's request is served before it posts its mark, so this count is final.
+            if side.network, rig.apiRequests(for: "\(opens)") != 1 {
+                throw BenchError.pageFailed(
+                    "\(rig.apiRequests(for: "\(opens)")) API requests for one open of \(side.rawValue): "
+                        + (side.fetchesHTML
+                            ? "the page's own request reached the server, not answered from the prefetch (see the warnings)"
+                            : "expected the page's own only"))
+            }
             if side.pooled, container?.isPooled != true { throw BenchError.pageFailed("the pool had no warm view") }
             return ContainerBenchmark.milliseconds(outcome.arrival - start)
         }
@@ -187,7 +204,7 @@ public enum FirstScreenBenchmark {
                 baseline: max(median(.pooledNoData), roundTrip) + 30, better: .lower, targetRatio: 1.0),
         ]
             + headStartFigures(
-                median, page: "network page", how: "HTML fetched natively", rounds: n,
+                median, page: "network page", how: "HTML and API fetched natively", rounds: n,
                 sides: (.networkColdWith, .networkColdWithout, .networkPooledWith, .networkPooledWithout))
             + tapFigures(median, rounds: n, gap: options.tapGap) + [
                 BenchFigure(
@@ -205,7 +222,7 @@ public enum FirstScreenBenchmark {
             median,
             page:
                 "network page opened \(Int(ContainerBenchmark.milliseconds(gap))) ms after the tap, timed from the tap",
-            how: "HTML prefetched at the tap", rounds: n,
+            how: "HTML and API prefetched at the tap", rounds: n,
             sides: (.tapColdWith, .tapColdWithout, .tapPooledWith, .tapPooledWithout))
     }
 
@@ -275,6 +292,13 @@ public enum FirstScreenBenchmark {
         return (first, second)
     }
 
+    /// Counts by key.
+    final class Tally: Sendable {
+        private let counts = Mutex<[String: Int]>([:])
+        func note(_ key: String) { counts.withLock { $0[key, default: 0] += 1 } }
+        func count(_ key: String) -> Int { counts.withLock { $0[key] ?? 0 } }
+    }
+
     /// Numbers each open, so every page URL (and API URL) is new to every cache.
     final class Counter: Sendable {
         private let value = Mutex(0)
@@ -312,7 +336,7 @@ public enum FirstScreenBenchmark {
                     id: "firstscreen", version: SemanticVersion(major: 1, minor: 0, patch: 0),
                     serves: ["https://bench.example/"]),
                 keyPair: keys, to: zip)
-            let served = self.served, networkHTMLServed = self.networkHTMLServed
+            let served = self.served, networkHTMLServed = self.networkHTMLServed, apiServed = self.apiServed
             server = try await LoopbackServer.start(serving: work.appending(path: "none")) { router in
                 // Fresh for a minute, after the same 150 ms: what the HTTP cache keeps.
                 router.get("img/:name") { _, _ in
@@ -344,8 +368,9 @@ public enum FirstScreenBenchmark {
                         body: .init(byteBuffer: ByteBuffer(string: Self.script)))
                 }
                 router.get("api/feed") { request, _ in
-                    try await Task.sleep(for: delay)
                     let round = request.uri.queryParameters.get("r") ?? "-"
+                    apiServed.note(round)
+                    try await Task.sleep(for: delay)
                     let items = (0..<20).map { "\"item \($0) of round \(round)\"" }.joined(separator: ",")
                     return Response(
                         status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
@@ -361,6 +386,20 @@ public enum FirstScreenBenchmark {
 
         /// Requests for the network page's HTML that reached the server.
         let networkHTMLServed = Counter()
+        /// API requests that reached the server, by the open (`r`) they were for.
+        let apiServed = Tally()
+
+        func apiRequests(for round: String) -> Int { apiServed.count(round) }
+
+        /// The network page's API request, declared for its origin and answered through the page runtime's message.
+        func networkPrefetcher() throws -> FirstScreenPrefetcher {
+            try FirstScreenPrefetcher(
+                networkOrigin: server.origin,
+                declarations: PrefetchDeclarations(pages: [
+                    PagePrefetch(page: "/net/", requests: [PrefetchRequest(url: "/api/feed?r={query.r}")])
+                ]),
+                policy: PrefetchPolicy(allowsPrivateAddresses: true), jar: jar)
+        }
 
         /// Native fetches of the network page's HTML, from the loopback server.
         func networkPages() throws -> NetworkPagePrefetcher {

@@ -146,10 +146,12 @@ public final class HybridContainer {
             scheme.lowercased() == hooked ? handler : UnhookedBodyGuard(wrapping: handler, scheme: scheme.lowercased())
         }
 
+        for script in assembly.earlyUserScripts { engine.addUserScript(script) }
         let page: HybridPage
         do {
             page = try HybridPage(engine: engine, modules: assembly.modules, configuration: configuration.bridge)
         } catch {
+            for script in assembly.earlyUserScripts { engine.removeUserScript(script) }
             Self.release(handle)
             throw ContainerError.bridge(error)
         }

@@ -5,6 +5,10 @@ public struct PageAssembly: Sendable {
     public var modules: [BridgeModule]
     /// Injected after the bridge runtime, in this order.
     public var userScripts: [UserScript]
+    /// Injected before the bridge runtime, in this order: HybridKit's own page runtimes that must take what the
+    /// engine defines in each document (the frame-stamped post WebKitGTK's web-process extension gives every
+    /// frame) before the bridge runtime takes it and removes it from the page's reach.
+    var earlyUserScripts: [UserScript] = []
     /// Custom schemes the page serves, by scheme (lowercase).
     public var schemeHandlers: [String: any SchemeHandler]
     /// Applied to every scheme handler once all features contributed, in the order added: lets a feature

@@ -171,13 +171,10 @@ actor NetworkPageHandOver {
     private func applyCookies(_ kept: [(values: [String], url: URL)]) async throws(EngineError) {
         guard !kept.isEmpty else { return }
         let jar = prefetcher.jar
-        let before = Dictionary(jar.allCookies().map { (EngineCookie($0).key, $0) }) { first, _ in first }
+        let changes = JarChangesPush(jar: jar)
         let handler = JarCookieHandler(jar: jar)
         for cookie in kept { handler.storeSetCookies(cookie.values, from: cookie.url, firstParty: nil) }
-        let after = Dictionary(jar.allCookies().map { (EngineCookie($0).key, $0) }) { first, _ in first }
-        let store = engine.cookieStore
-        for (key, cookie) in after where before[key] != cookie { try await store.setCookie(EngineCookie(cookie)) }
-        for (key, cookie) in before where after[key] == nil { try await store.deleteCookie(EngineCookie(cookie)) }
+        try await changes.push(jar, to: engine.cookieStore)
     }
 
     static func isNoStore(_ response: SchemeResponse) -> Bool {

@@ -14,8 +14,15 @@ import Synchronization
 ///     }
 ///     let shop = try HybridContainer(site: site, features: [FirstScreenPrefetch(prefetcher)], factory: factory)
 public final class FirstScreenPrefetcher: Sendable {
-    public let site: HybridSite
+    /// The site whose package pages it prefetches for; nil when it prefetches for a network origin's pages
+    /// (``init(networkOrigin:declarations:policy:jar:network:values:)``).
+    public let site: HybridSite?
     public let policy: PrefetchPolicy
+    /// The origin of the pages it answers, as the engine reports a page's security origin: the site's
+    /// ``HybridSite/pageOrigin`` (`hybrid://shop.example`), or the network origin (`https://news.example`).
+    public let pageOrigin: String
+    /// The jar its requests send cookies from and whose changes a page answered from it sees.
+    let jar: CookieJar?
     let planner: PrefetchPlanner
     private let declarations: Mutex<PrefetchDeclarations>
     private let cookies: (any HTTPCookieHandling)?
@@ -35,12 +42,54 @@ public final class FirstScreenPrefetcher: Sendable {
     ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: URLSession.
     ///   - values: the values templates name besides `path` and `query.NAME` (the user, the locale…), read each
     ///     time a page opens.
-    public init(
+    public convenience init(
         site: HybridSite, declarations: PrefetchDeclarations, policy: PrefetchPolicy = PrefetchPolicy(),
         jar: CookieJar?, network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)? = nil,
         values: @escaping @Sendable () -> [String: String] = { [:] }
     ) throws(PrefetchError) {
         guard let origin = WebOrigin(site.url) else { throw .otherOrigin(template: "", site: site.address.description) }
+        try self.init(
+            site: site, origin: origin, pageOrigin: site.pageOrigin, declarations: declarations, policy: policy,
+            jar: jar, network: network, values: values)
+    }
+
+    /// A prefetcher for pages that are not in a package: pages of `networkOrigin` the engine loads over http(s)
+    /// (network pages, see ``NetworkPagePrefetcher``). Their own matching `fetch` is answered through a script
+    /// message the engine vouches for (the sending frame's security origin and main-frame flag), since their
+    /// requests never reach native code; give it to the container with ``FirstScreenPrefetch`` (see
+    /// <doc:FirstScreenPrefetching>).
+    ///
+    /// - Parameters:
+    ///   - networkOrigin: the pages' http(s) origin (`https://news.example`, no path, query or user); requests go
+    ///     to it only.
+    ///   - declarations: what the pages declare (paths on that origin); checked now against `policy`.
+    ///   - policy: the limits declarations are held to; private addresses need
+    ///     ``PrefetchPolicy/allowsPrivateAddresses``.
+    ///   - jar: the pages' jar, kept in step with the engine's store (`EngineCookieSync`); nil sends no cookies.
+    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: URLSession.
+    ///   - values: the values templates name besides `path` and `query.NAME`, read each time a page opens.
+    public convenience init(
+        networkOrigin: String, declarations: PrefetchDeclarations, policy: PrefetchPolicy = PrefetchPolicy(),
+        jar: CookieJar?, network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)? = nil,
+        values: @escaping @Sendable () -> [String: String] = { [:] }
+    ) throws(PrefetchError) {
+        guard let url = URL(string: networkOrigin), let origin = WebOrigin(url), url.user == nil, url.query == nil,
+            url.path.isEmpty || url.path == "/"
+        else { throw .otherOrigin(template: "", site: networkOrigin) }
+        if !policy.allowsPrivateAddresses, PrefetchPlanner.isPrivate(host: origin.host) {
+            throw .privateAddress(host: origin.host)
+        }
+        try self.init(
+            site: nil, origin: origin, pageOrigin: origin.description, declarations: declarations, policy: policy,
+            jar: jar, network: network, values: values)
+    }
+
+    private init(
+        site: HybridSite?, origin: WebOrigin, pageOrigin: String, declarations: PrefetchDeclarations,
+        policy: PrefetchPolicy, jar: CookieJar?,
+        network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)?,
+        values: @escaping @Sendable () -> [String: String]
+    ) throws(PrefetchError) {
         planner = PrefetchPlanner(site: origin, policy: policy)
         do {
             try planner.check(declarations)
@@ -52,24 +101,36 @@ public final class FirstScreenPrefetcher: Sendable {
             throw error
         }
         self.site = site
+        self.pageOrigin = pageOrigin.lowercased()
+        self.jar = jar
         self.policy = policy
         self.declarations = Mutex(declarations)
         self.values = values
-        let mapping = OfflineURLMapping(route: site.route)
-        cookies = jar.map { JarCookieHandler(jar: $0, pageURL: { mapping.packageURL(for: $0) }) }
-        let development = site.developmentOrigin, timeout = policy.timeout
+        if let site {
+            let mapping = OfflineURLMapping(route: site.route)
+            cookies = jar.map { JarCookieHandler(jar: $0, pageURL: { mapping.packageURL(for: $0) }) }
+        } else {
+            cookies = jar.map { JarCookieHandler(jar: $0) }
+        }
+        let development = site?.developmentOrigin, timeout = policy.timeout
         makeNetwork =
             network ?? { cookies in
                 URLSessionNetworkFetcher(timeout: timeout, cookies: cookies, sendingTo: development)
             }
     }
 
+    /// Whether it answers network pages (``init(networkOrigin:declarations:policy:jar:network:values:)``)
+    /// rather than a site's package pages.
+    var answersNetworkPages: Bool { site == nil }
+
     /// Starts the prefetches declared for the page at `url` (the site's https URL or its custom-scheme one), unless
     /// the same are already in flight or waiting; returns how many it started. A request whose template cannot be
     /// filled or checked is skipped with a warning and counted as refused: the page fetches it itself.
     @discardableResult
     public func prefetch(for url: URL) -> Int {
-        guard let page = httpURL(url), let path = Optional(page.path.isEmpty ? "/" : page.path) else { return 0 }
+        // `path(percentEncoded:)` keeps a trailing slash (`/news/`), which `path` drops.
+        guard let page = httpURL(url) else { return 0 }
+        let path = page.path(percentEncoded: false).isEmpty ? "/" : page.path(percentEncoded: false)
         let requests = declarations.withLock { $0 }.pages.filter { $0.covers(path: path) }.flatMap(\.requests)
         guard !requests.isEmpty else { return 0 }
         let supplied = values()
@@ -122,8 +183,9 @@ public final class FirstScreenPrefetcher: Sendable {
 
     /// The http(s) URL a page URL stands for.
     func httpURL(_ url: URL) -> URL? {
-        let mapping = OfflineURLMapping(route: site.route)
-        if url.scheme?.lowercased() == site.route.scheme { return mapping.packageURL(for: url) }
+        if let site, url.scheme?.lowercased() == site.route.scheme {
+            return OfflineURLMapping(route: site.route).packageURL(for: url)
+        }
         return WebOrigin(url) == planner.site ? url : nil
     }
 

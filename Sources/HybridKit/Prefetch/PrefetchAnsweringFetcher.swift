@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -29,43 +28,29 @@ struct PrefetchAnsweringFetcher: NetworkFetching {
             return ownRequest(request, page: page, events: events)
         }
         let prefetcher = answers.prefetcher
-        guard followRedirects,
-            let entry = prefetcher.take(
-                page: page,
-                where: {
-                    PrefetchAnswers.plan($0, answers: request, credentials: credentials)
-                })
-        else {
+        guard followRedirects else {
             prefetcher.metrics.count(.miss)
             return base.fetch(request, followRedirects: followRedirects, events: events)
         }
-        let claim = PrefetchClaim(entry: entry)
-        let claimed = entry.claim(consumer: events) { [base] why in
-            prefetcher.metrics.count(.fallback)
-            Logger(label: "hybrid.prefetch").notice(
-                "prefetch given up while the page waited; its request goes to the network",
-                metadata: ["url": "\(request.url.absoluteString)", "why": "\(why)"])
-            claim.replace(with: base.fetch(request, followRedirects: true, events: events))
-        }
-        guard claimed else {
-            prefetcher.metrics.count(.miss)
-            return base.fetch(request, followRedirects: followRedirects, events: events)
-        }
-        prefetcher.metrics.count(.hit)
-        answers.noteUsed(entry.plan, on: page)
-        prefetcher.metrics.recordSaved(min(ContinuousClock.now, entry.finishedAt ?? .now) - entry.started)
-        let wait = prefetcher.policy.claimWait
-        let (seconds, attoseconds) = wait.components
-        DispatchQueue.global().asyncAfter(
-            deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-        ) { _ = entry.abandonIfHeadless() }
+        let claim = PrefetchClaim(entry: nil)
+        let entry = answers.claim(
+            request, credentials: credentials, page: page, events: events,
+            fallback: { [base] why in
+                prefetcher.metrics.count(.fallback)
+                Logger(label: "hybrid.prefetch").notice(
+                    "prefetch given up while the page waited; its request goes to the network",
+                    metadata: ["url": "\(request.url.absoluteString)", "why": "\(why)"])
+                claim.replace(with: base.fetch(request, followRedirects: true, events: events))
+            })
+        guard let entry else { return base.fetch(request, followRedirects: followRedirects, events: events) }
+        claim.attach(entry)
         return claim
     }
 
     /// A request on another origin than the site's pages (an `Origin` header naming another) never takes one.
     private func originMatches(_ request: EngineRequest) -> Bool {
         guard let origin = request.header("Origin") else { return true }
-        return origin.lowercased() == answers.prefetcher.site.pageOrigin.lowercased()
+        return origin.lowercased() == answers.prefetcher.pageOrigin
     }
 
     /// The page's script reading what was prefetched for it, or reporting its first screen.
@@ -108,6 +93,15 @@ final class PrefetchClaim: NetworkFetchCancelling {
     private let state: Mutex<(entry: PrefetchEntry?, replacement: (any NetworkFetchCancelling)?, cancelled: Bool)>
 
     init(entry: PrefetchEntry?) { state = Mutex((entry, nil, false)) }
+
+    /// The entry claimed for the page, once it is (a fallback may have replaced it already: then nothing).
+    func attach(_ entry: PrefetchEntry) {
+        let cancelled = state.withLock { state -> Bool in
+            if state.replacement == nil { state.entry = entry }
+            return state.cancelled && state.replacement == nil
+        }
+        if cancelled { entry.cancelByPage() }
+    }
 
     func replace(with fetch: any NetworkFetchCancelling) {
         let cancelled = state.withLock { state -> Bool in

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -53,6 +54,36 @@ final class PrefetchAnswers: Sendable {
         let parts = stamp.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2, parts[0] == token else { return nil }
         return PrefetchRequest.Credentials(rawValue: parts[1])
+    }
+
+    /// Takes the prefetch `request` (made with `credentials` by the main frame of `page`) matches and hands its
+    /// response to `events`, streaming what is still to come; `fallback` instead when it is given up before its head
+    /// reached `events` (failed, dropped, or no head within ``PrefetchPolicy/claimWait``). Nil, counted as a miss,
+    /// when none matches or it cannot answer any more: the caller sends the request to the network.
+    ///
+    /// The one claim path of both answering routes: the package handler's network (``PrefetchAnsweringFetcher``) and
+    /// network pages' script messages (``PrefetchMessageAnswers``).
+    func claim(
+        _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL,
+        events: @escaping @Sendable (NetworkFetchEvent) -> Void,
+        fallback: @escaping @Sendable (PrefetchEntry.Fallback) -> Void
+    ) -> PrefetchEntry? {
+        guard
+            let entry = prefetcher.take(
+                page: page, where: { Self.plan($0, answers: request, credentials: credentials) }),
+            entry.claim(consumer: events, fallback: fallback)
+        else {
+            prefetcher.metrics.count(.miss)
+            return nil
+        }
+        prefetcher.metrics.count(.hit)
+        noteUsed(entry.plan, on: page)
+        prefetcher.metrics.recordSaved(min(ContinuousClock.now, entry.finishedAt ?? .now) - entry.started)
+        let (seconds, attoseconds) = prefetcher.policy.claimWait.components
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        ) { _ = entry.abandonIfHeadless() }
+        return entry
     }
 
     /// Headers a page's request may carry only if the prefetch declared them with the same value: they change

@@ -16,6 +16,9 @@ struct PrefetchMetrics: Sendable {
         case fallback
         /// A declaration or a filled-in request was refused.
         case refused
+        /// A message to network pages' prefetch handler was refused: another frame or origin sent it, or it was
+        /// forged or malformed (``PrefetchMessageRefusal``).
+        case denied
     }
 
     private let counters: [Outcome: Counter]

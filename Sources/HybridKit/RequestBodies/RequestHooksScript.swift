@@ -14,7 +14,7 @@ public enum RequestHooksScript {
     /// The closure files are the body of the outer function, which takes the config; the realm files are the body of
     /// `install(win, parentPageURL)`, which hooks one realm (core.js says more).
     static let closureFiles = ["core"]
-    static let realmFiles = ["page", "upload", "xhr", "fetch", "beacon", "form", "frames"]
+    static let realmFiles = ["response", "page", "upload", "xhr", "fetch", "beacon", "form", "frames"]
 
     /// The files joined into the outer function, all but its config argument; loaded once: the files are immutable
     /// package resources.

@@ -40,7 +40,8 @@ public enum HybridMetrics {
     /// Counter. First-screen prefetches (``FirstScreenPrefetcher``); dimension `outcome`: `started`, `hit` (a
     /// page's request answered from one), `miss` (a page's request none answered), `waste` (dropped unclaimed:
     /// expired, too large, cookies changed, page closed), `fallback` (claimed, then failed or too slow before its
-    /// head: the page fetched itself), `refused` (a declaration or filled-in request refused).
+    /// head: the page fetched itself), `refused` (a declaration or filled-in request refused), `denied` (a message
+    /// to network pages' prefetch handler refused: another frame or origin sent it, or it was forged or malformed).
     public static let prefetches = "hybrid_prefetches"
     /// Timer. For each hit, how long the prefetch had been under way when the page asked: the time it saved.
     public static let prefetchSaved = "hybrid_prefetch_saved"

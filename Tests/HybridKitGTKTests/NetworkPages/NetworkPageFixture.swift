@@ -163,6 +163,20 @@ final class NetworkPageFixture: Sendable {
 
     func url(_ path: String) throws -> URL { try #require(URL(string: server.origin + path)) }
 
+    /// Removes what earlier suites left in the engine's store for the loopback hosts (the store is shared by every
+    /// view of the process, and cookies ignore ports), so the page reads only this fixture's cookies; cookies named
+    /// as one of `jar`'s stay, as they were made (their order in `document.cookie` is their creation order). Safe
+    /// while the suite holds the store alone (`.engineCookieStoreExclusive`).
+    @GTKActor static func clearLoopbackCookies(_ store: any EngineCookieStore, keeping jar: CookieJar) async throws {
+        let own = Set(jar.allCookies().map(\.name))
+        for cookie in try await store.cookies(for: nil)
+        where ["127.0.0.1", "127.0.0.2"].contains(cookie.domain.lowercased().trimmingPrefix(".").description)
+            && !own.contains(cookie.name)
+        {
+            try await store.deleteCookie(cookie)
+        }
+    }
+
     func prefetcher(
         policy: NetworkPagePolicy = NetworkPagePolicy(allowsPrivateAddresses: true),
         network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)? = nil
@@ -193,6 +207,7 @@ final class NetworkPageFixture: Sendable {
                 try HybridContainer(configuration: configuration(prefetcher), factory: GTKEngineFactory())
             }
         defer { container.close() }
+        try await Self.clearLoopbackCookies(container.engine.cookieStore, keeping: jar)
         let sync = EngineCookieSync(jar: jar, store: container.engine.cookieStore)
         defer { sync.stop() }
         await sync.start()
@@ -228,6 +243,7 @@ final class NetworkPageFixture: Sendable {
     @GTKActor func openCold(_ path: String, with prefetcher: NetworkPagePrefetcher) async throws -> ColdOpen {
         let container = try HybridContainer(configuration: configuration(prefetcher), factory: GTKEngineFactory())
         defer { container.close() }
+        try await Self.clearLoopbackCookies(container.engine.cookieStore, keeping: jar)
         let sync = EngineCookieSync(jar: jar, store: container.engine.cookieStore)
         defer { sync.stop() }
         await sync.start()

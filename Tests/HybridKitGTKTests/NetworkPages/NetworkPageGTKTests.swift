@@ -6,7 +6,9 @@ import Testing
 
 /// Network pages in real WebKitGTK: the main document fetched natively and shown with its real URL, origin and
 /// cookies; everything the engine's own load would do differently loads the plain way, unchanged but for time.
-@Suite(.serialized) struct NetworkPageGTKTests {
+/// Takes the engine's shared cookie store alone: its pages read `document.cookie`, which another suite's cookies
+/// for 127.0.0.1 (cookies ignore ports) would change.
+@Suite(.serialized, .engineCookieStoreExclusive) struct NetworkPageGTKTests {
     @Test @GTKActor func aNetworkPageIsShownFromTheNativeFetchWithItsRealURLOriginAndCookies() async throws {
         let fixture = try await NetworkPageFixture()
         defer { fixture.close() }

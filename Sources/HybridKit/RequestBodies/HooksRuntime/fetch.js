@@ -170,11 +170,7 @@ function finalResponse(response, requestURL, method) {
   const redirected = response.headers.get('X-Hybrid-Redirected') === '1';
   const visible = new win.Headers();
   response.headers.forEach((value, name) => { if (!INTERNAL.test(name)) visible.append(name, value); });
-  const nullBody = [101, 103, 204, 205, 304].includes(response.status) || method === 'HEAD';
-  const result = new win.Response(nullBody ? null : response.body, {
-    status: response.status, statusText: response.statusText, headers: visible,
+  return nativeResponse(win.Response, Object.defineProperty, response.body, {
+    status: response.status, statusText: response.statusText, headers: visible, url: finalURL, redirected, method,
   });
-  Object.defineProperty(result, 'url', { value: finalURL });
-  Object.defineProperty(result, 'redirected', { value: redirected });
-  return result;
 }

@@ -1,0 +1,282 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import Hummingbird
+import HybridKit
+import HybridKitGTK
+import HybridTestServers
+import Testing
+
+/// A network page (HTML from a loopback server, not from a package) whose script fetches the API a prefetch is
+/// declared for, in the way its query says; a second origin (127.0.0.2) for frames and pages of another origin; a
+/// jar kept in step with the engine. Cookies are named `np_*` and reset before each open: the engine's store is
+/// shared by every view of the process, and cookies ignore ports.
+final class NetworkPrefetchFixture: Sendable {
+    let server: LoopbackServer
+    let other: LoopbackServer
+    let jar = CookieJar()
+    /// Requests that reached the page's server, as `METHOD path?query`.
+    let log = ServerLog()
+
+    static let declarations = PrefetchDeclarations(pages: [
+        PagePrefetch(
+            page: "/page",
+            requests: [
+                PrefetchRequest(url: "/api/feed?user={query.user}", headers: ["X-Client": "news {locale}"]),
+                PrefetchRequest(url: "/api/bin"),
+            ]),
+        PagePrefetch(page: "/slow", requests: [PrefetchRequest(url: "/api/slow")]),
+    ])
+
+    @GTKActor init() async throws {
+        try GTKRuntime.shared.start(.headless)
+        let log = self.log
+        other = try await LoopbackServer.start(
+            serving: URL.temporaryDirectory.appending(path: "none"), host: "127.0.0.2"
+        ) { router in
+            router.get("frame") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: Self.foreignFrame)))
+            }
+            router.get("page") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: Self.page)))
+            }
+            router.get("api/feed") { _, _ in
+                Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "other origin's feed")))
+            }
+        }
+        server = try await LoopbackServer.start(serving: URL.temporaryDirectory.appending(path: "none")) { router in
+            let feed: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+                log.note("\(request.method) \(request.uri.path)?\(request.uri.query ?? "")")
+                let user = request.uri.queryParameters.get("user") ?? "-"
+                var fields: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
+                fields.append(HTTPFields.Element(name: .setCookie, value: "np_seen=\(user); Path=/"))
+                fields.append(HTTPFields.Element(name: .setCookie, value: "np_hid=\(user); Path=/; HttpOnly"))
+                let client = request.headers.first { $0.name.canonicalName == "x-client" }?.value ?? "none"
+                if let name = HTTPFields.Element.Name("X-Feed") { fields[name] = "client=\(client)" }
+                let cookies = NetworkPrefetchFixture.own(request.headers[.cookie])
+                let body = "{\"feed\":\"for \(user) \u{e9}\u{1F600}\",\"cookie\":\"\(cookies)\"}"
+                return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
+            }
+            router.get("api/feed", use: feed)
+            router.post("api/feed", use: feed)
+            router.get("api/bin") { request, _ in
+                log.note("GET \(request.uri.path)?")
+                return Response(
+                    status: .ok, headers: [.contentType: "application/octet-stream"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: Array(0...255) + [0xFF, 0xFE, 0x00, 0xC3])))
+            }
+            router.get("api/echo") { request, _ in
+                Response(
+                    status: .ok,
+                    body: .init(byteBuffer: ByteBuffer(string: NetworkPrefetchFixture.own(request.headers[.cookie]))))
+            }
+            // The first call (the prefetch) hangs far longer than the page will wait for it.
+            router.get("api/slow") { request, _ in
+                if log.note("GET /api/slow?") == 1 { try await Task.sleep(for: .seconds(8)) }
+                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "slow answer")))
+            }
+            for path in ["page", "slow"] {
+                router.get(RouterPath(stringLiteral: path)) { request, _ in
+                    log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: Self.page)))
+                }
+            }
+            router.get("frame") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: Self.frame)))
+            }
+        }
+    }
+
+    /// The `np_*` cookies of a Cookie header, sorted.
+    static func own(_ header: String?) -> String {
+        (header ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("np_") }.sorted().joined(separator: "; ")
+    }
+
+    func url(_ path: String) throws -> URL { try #require(URL(string: server.origin + path)) }
+
+    func prefetcher(
+        policy: PrefetchPolicy = PrefetchPolicy(allowsPrivateAddresses: true),
+        network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)? = nil
+    ) throws -> FirstScreenPrefetcher {
+        try FirstScreenPrefetcher(
+            networkOrigin: server.origin, declarations: Self.declarations, policy: policy, jar: jar, network: network
+        ) { ["locale": "fr"] }
+    }
+
+    /// A container for network pages, with prefetch when given one.
+    @GTKActor func container(_ prefetcher: FirstScreenPrefetcher?) throws -> HybridContainer {
+        try HybridContainer(
+            configuration: ContainerConfiguration(
+                features: prefetcher.map { [FirstScreenPrefetch($0)] } ?? [], documentCookies: .automatic(jar: jar)),
+            factory: GTKEngineFactory())
+    }
+
+    /// Opens `path` (with the jar's `np_sid` and nothing else of ours in the engine) and returns what the page's
+    /// script reported.
+    @GTKActor func open(_ path: String, with prefetcher: FirstScreenPrefetcher?) async throws -> String {
+        let container = try container(prefetcher)
+        defer { container.close() }
+        return try await open(path, in: container)
+    }
+
+    @GTKActor func open(_ path: String, in container: HybridContainer) async throws -> String {
+        let store = container.engine.cookieStore
+        for cookie in try await store.cookies(for: nil) where cookie.name.hasPrefix("np_") {
+            try await store.deleteCookie(cookie)
+        }
+        for cookie in jar.allCookies() where cookie.name.hasPrefix("np_") {
+            jar.deleteCookie(name: cookie.name, domain: cookie.domain, path: cookie.path)
+        }
+        jar.setCookie("np_sid=s1; Path=/", for: .http(try url("/")))
+        let sync = EngineCookieSync(jar: jar, store: store)
+        await sync.start()
+        let result: String
+        do {
+            try await container.loadAndWait(try url(path))
+            result = try await Self.result(container.engine)
+        } catch {
+            sync.stop()
+            throw error
+        }
+        // Leaves the shared store as it found it, for the suites after this one; once the sync stopped, or it would
+        // carry the deletions into the jar while the next open fills it.
+        sync.stop()
+        for cookie in try await store.cookies(for: nil) where cookie.name.hasPrefix("np_") {
+            try await store.deleteCookie(cookie)
+        }
+        return result
+    }
+
+    /// What the page's script reported (`window.__result`, a JSON string).
+    @GTKActor static func result(_ engine: any WebEngine) async throws -> String {
+        let json = try await engine.callAsyncJavaScript("return await window.__result;", arguments: [:])
+        return try #require(json.flatMap { try? JSONDecoder().decode(String.self, from: Data($0.utf8)) })
+    }
+
+    func requests(_ prefix: String) -> [String] { log.lines.withLock { $0.filter { $0.hasPrefix(prefix) } } }
+
+    func close() {
+        server.stop()
+        other.stop()
+    }
+
+    /// Fetches as `mode` says and reports everything a page can read of the response (but `Date`), then what the
+    /// engine sends on a later request (its cookies), as JSON text in `window.__result`.
+    static let page = """
+        <!doctype html><meta charset="utf-8"><title>news</title>
+        <script>
+        const stringify = JSON.stringify;
+        const mode = new URLSearchParams(location.search).get('mode');
+        const own = (text) => text.split(';').map((part) => part.trim()).filter((part) => part.startsWith('np_')).sort().join('; ');
+        const requests = {
+          plain: ['/api/feed?user=u1', { headers: { 'X-Client': 'news fr' } }],
+          query: ['/api/feed?user=u2', { headers: { 'X-Client': 'news fr' } }],
+          post: ['/api/feed?user=u1', { method: 'POST', headers: { 'X-Client': 'news fr' } }],
+          include: ['/api/feed?user=u1', { credentials: 'include', headers: { 'X-Client': 'news fr' } }],
+          omit: ['/api/feed?user=u1', { credentials: 'omit', headers: { 'X-Client': 'news fr' } }],
+          bin: ['/api/bin', {}],
+          slow: ['/api/slow', {}],
+        };
+        async function describe(response) {
+          const seenCookie = own(document.cookie);
+          const headers = [];
+          response.headers.forEach((value, name) => { if (name !== 'date') headers.push([name, value]); });
+          const bytes = new Uint8Array(await response.arrayBuffer());
+          let binary = '';
+          for (let i = 0; i < bytes.length; i += 1) binary += String.fromCharCode(bytes[i]);
+          const echo = await (await fetch('/api/echo')).text();
+          return { status: response.status, statusText: response.statusText, ok: response.ok, headers,
+            body: btoa(binary), url: response.url, redirected: response.redirected, type: response.type,
+            cookie: seenCookie, echo };
+        }
+        async function run() {
+          if (mode === 'frames') {
+            const reports = [];
+            const done = new Promise((resolve) => addEventListener('message', (event) => {
+              reports.push(event.data);
+              if (reports.length === 2) resolve();
+            }));
+            for (const src of ['/frame', new URLSearchParams(location.search).get('other') + '/frame']) {
+              const frame = document.createElement('iframe');
+              frame.src = src;
+              document.documentElement.appendChild(frame);
+            }
+            await done;
+            return reports.sort((a, b) => (a.from < b.from ? -1 : 1));
+          }
+          if (mode === 'forged') {
+            // The main frame's own script posting around the runtime, unstamped: refused.
+            const handler = window.webkit.messageHandlers.hybridPrefetchAnswers;
+            const message = stringify({ v: 1, k: 'fetch', t: 'guess', m: 'GET', u: location.origin + '/api/feed?user=u1',
+              c: 'same-origin', h: [['x-client', 'news fr']] });
+            return { reply: await handler.postMessage(message), then: await describe(await fetch(...requests.plain)) };
+          }
+          if (mode === 'replaced') {
+            // A page that replaced what a runtime could rely on, then fetches through its own wrapper.
+            const saved = window.fetch;
+            Object.defineProperty(Request.prototype, 'url', { get() { return location.origin + '/api/feed?user=u2'; } });
+            Object.defineProperty(Request.prototype, 'method', { get() { return 'GET'; } });
+            window.fetch = function (input, init) { return saved.call(this, input, init); };
+            const forged = { v: 1, a: 'hit', s: 200, st: 'OK', h: [], u: location.origin + '/forged', r: false, b: 'forged', e: 'text' };
+            JSON.parse = () => forged;
+            JSON.stringify = () => '{"v":1,"k":"fetch","t":"x","m":"GET","u":"' + location.origin + '/api/feed?user=u2","c":"same-origin","h":[]}';
+            Headers.prototype.append = function () { throw new Error('replaced'); };
+            String.prototype.charCodeAt = () => 0;
+            Array.isArray = () => false;
+            window.Response = function () { throw new Error('replaced'); };
+            window.Headers = function () { throw new Error('replaced'); };
+            window.Promise = function () { throw new Error('replaced'); };
+            Object.defineProperty = () => { throw new Error('replaced'); };
+            const response = await fetch(...requests[new URLSearchParams(location.search).get('then')]);
+            const body = new Uint8Array(await response.arrayBuffer());
+            let binary = '';
+            for (let i = 0; i < body.length; i += 1) binary += String.fromCharCode(body[i]);
+            return { status: response.status, body: btoa(binary), url: response.url, type: response.type,
+              feed: response.headers.get('X-Feed') };
+          }
+          return describe(await fetch(...requests[mode]));
+        }
+        window.__result = run().then((result) => stringify(result), (error) => stringify({ error: String(error) }));
+        </script>
+        """
+
+    /// A same-origin frame: makes the page's declared request (no runtime in frames: to the network), and posts to
+    /// the handler around it (unstamped: refused); reports both to the page.
+    static let frame = """
+        <!doctype html><script>
+        (async () => {
+          const response = await fetch('/api/feed?user=u1', { headers: { 'X-Client': 'news fr' } });
+          const handler = window.webkit.messageHandlers.hybridPrefetchAnswers;
+          let reply;
+          try {
+            reply = await handler.postMessage(JSON.stringify({ v: 1, k: 'fetch', t: 'guess', m: 'GET',
+              u: location.origin + '/api/feed?user=u1', c: 'same-origin', h: [['x-client', 'news fr']] }));
+          } catch (error) { reply = 'threw ' + error; }
+          parent.postMessage({ from: 'same', status: response.status, body: await response.text(), reply }, '*');
+        })();
+        </script>
+        """
+
+    /// A frame of another origin posting to the handler: refused.
+    static let foreignFrame = """
+        <!doctype html><script>
+        (async () => {
+          let reply;
+          try {
+            reply = await window.webkit.messageHandlers.hybridPrefetchAnswers.postMessage(JSON.stringify({ v: 1,
+              k: 'fetch', t: 'guess', m: 'GET', u: location.origin + '/api/feed?user=u1', c: 'same-origin', h: [] }));
+          } catch (error) { reply = 'threw ' + error; }
+          parent.postMessage({ from: 'other', reply }, '*');
+        })();
+        </script>
+        """
+}
+#endif
