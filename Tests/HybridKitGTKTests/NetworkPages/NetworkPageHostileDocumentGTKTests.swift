@@ -8,7 +8,7 @@ import Testing
 /// A network page's server that lies about its document, byte for byte (`RawHTTPServer`): whatever the native
 /// fetch makes of it, the host and the page see what the engine's own load of the same answer shows, in bounded
 /// time. Each case opens the page in a cold view twice, with the native fetch and without it, and compares.
-@Suite struct NetworkPageHostileDocumentGTKTests {
+@Suite(.serialized, .engineCookieStoreExclusive) struct NetworkPageHostileDocumentGTKTests {
     static let answers: [String: Data] = [
         // Announces 5,000 bytes, sends 40, closes: a truncated document.
         "short": Data(
