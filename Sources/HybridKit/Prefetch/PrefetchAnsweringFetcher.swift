@@ -57,24 +57,11 @@ struct PrefetchAnsweringFetcher: NetworkFetching {
     private func ownRequest(
         _ request: EngineRequest, page: URL, events: @escaping @Sendable (NetworkFetchEvent) -> Void
     ) -> any NetworkFetchCancelling {
-        let prefetcher = answers.prefetcher
         var body = Data("{}".utf8)
         if request.url.path == PrefetchAnswers.ownPath + "/first-screen" {
-            prefetcher.mark(page) { if $0.firstScreen == nil { $0.firstScreen = .now } }
+            answers.markFirstScreen(on: page)
         } else {
-            struct Listed: Encodable { let method, url, credentials, state: String }
-            let listed =
-                answers.used(on: page).map {
-                    Listed(
-                        method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue,
-                        state: "used")
-                }
-                + prefetcher.pending(for: page).map {
-                    Listed(
-                        method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue,
-                        state: "waiting")
-                }
-            body = (try? JSONEncoder().encode(listed)) ?? Data("[]".utf8)
+            body = (try? JSONEncoder().encode(answers.listing(on: page))) ?? Data("[]".utf8)
         }
         events(
             .response(

@@ -38,6 +38,17 @@ final class PrefetchAnswers: Sendable {
         return usedPlans.withLock { $0.filter { FirstScreenPrefetcher.markKey($0.page) == key }.map(\.plan) }
     }
 
+    /// What the page reads with `hybridPrefetch.requests()`: what answered its requests, then what still waits.
+    func listing(on page: URL) -> [PrefetchListing] {
+        used(on: page).map { PrefetchListing($0, state: "used") }
+            + prefetcher.pending(for: page).map { PrefetchListing($0, state: "waiting") }
+    }
+
+    /// The page says its first screen is shown (`hybridPrefetch.firstScreen()`): the first such mark counts.
+    func markFirstScreen(on page: URL) {
+        prefetcher.mark(page) { if $0.firstScreen == nil { $0.firstScreen = .now } }
+    }
+
     func noteUsed(_ plan: PlannedPrefetch, on page: URL) {
         usedPlans.withLock { used in
             used.append((page, plan))
@@ -104,5 +115,17 @@ final class PrefetchAnswers: Sendable {
             let name = header.name.lowercased()
             return varyingHeaders.contains(name) && !declared.contains(name)
         }
+    }
+}
+
+/// One request of a page's prefetch listing, as the page reads it.
+struct PrefetchListing: Encodable {
+    let method, url, credentials, state: String
+
+    init(_ plan: PlannedPrefetch, state: String) {
+        method = plan.method
+        url = plan.url.absoluteString
+        credentials = plan.credentials.rawValue
+        self.state = state
     }
 }

@@ -52,7 +52,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
         }
         switch asked.kind {
         case .firstScreen:
-            prefetcher.mark(page) { if $0.firstScreen == nil { $0.firstScreen = .now } }
+            answers.markFirstScreen(on: page)
             reply.resolve(json: #"{"v":1,"a":"ok"}"#)
         case .list:
             reply.resolve(json: list(page))
@@ -101,23 +101,14 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
     }
 
     private func list(_ page: URL) -> String {
-        struct Listed: Encodable { let method, url, credentials, state: String }
         struct List: Encodable {
             let v = 1
             let a = "list"
-            let list: [Listed]
+            let list: [PrefetchListing]
         }
-        let listed =
-            answers.used(on: page).map {
-                Listed(
-                    method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue, state: "used")
-            }
-            + answers.prefetcher.pending(for: page).map {
-                Listed(
-                    method: $0.method, url: $0.url.absoluteString, credentials: $0.credentials.rawValue,
-                    state: "waiting")
-            }
-        return (try? JSONEncoder().encode(List(list: listed))).map { String(decoding: $0, as: UTF8.self) }
+        return (try? JSONEncoder().encode(List(list: answers.listing(on: page)))).map {
+            String(decoding: $0, as: UTF8.self)
+        }
             ?? #"{"v":1,"a":"list","list":[]}"#
     }
 
