@@ -26,6 +26,8 @@ public final class DocumentCookieDelivery: Sendable {
         /// Set while an answer is on its way to the frame and not yet acknowledged.
         var answeredAt: ContinuousClock.Instant?
         let isMainFrame: Bool
+        /// What the frame's `document.cookie` shows of the jar: nothing yet reads as the empty string.
+        var shown: String { known ?? "" }
     }
 
     private struct State {
@@ -68,12 +70,14 @@ public final class DocumentCookieDelivery: Sendable {
         releaseIfDelivered()
     }
 
-    /// The frame's `read` was answered with `cookie`: it holds that once the answer arrives.
+    /// The frame's `read` was answered with `cookie`: it holds that once the answer arrives. An answer that
+    /// changes nothing the frame shows (a first read, holding nothing yet, answered with an empty string) needs no
+    /// acknowledgement: waiting for one would hold a cold view's first responses for a bridge round trip.
     func pollAnswered(_ frame: String, with cookie: String) {
         state.withLock { state in
-            guard state.frames[frame] != nil else { return }
+            guard let shown = state.frames[frame].map(\.shown) else { return }
             state.frames[frame]?.known = cookie
-            state.frames[frame]?.answeredAt = .now
+            if cookie != shown { state.frames[frame]?.answeredAt = .now }
         }
     }
 
@@ -115,7 +119,7 @@ public final class DocumentCookieDelivery: Sendable {
             frame.answeredAt.map { now - $0 < ackTimeout } ?? true
         }
         return state.frames.values.contains { frame in
-            frame.answeredAt != nil || frame.known != jar.documentCookie(for: frame.url)
+            frame.answeredAt != nil || frame.shown != jar.documentCookie(for: frame.url)
         }
     }
 }

@@ -53,6 +53,39 @@ struct DocumentCookieDeliveryTests {
         #expect(done.isSet)
     }
 
+    /// A new document's first read holds nothing yet, which its `document.cookie` shows as the empty string: with
+    /// no cookie for its URL it is not behind, and the empty answer to that read needs no acknowledgement. (Before,
+    /// a cold view's first responses waited for that read's round trip.)
+    @Test func aFirstReadHoldingNothingIsCurrentWhenTheJarHasNothingForIt() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .seconds(30))
+        delivery.pollStarted("main", url: url, known: nil)
+        #expect(await released(delivery, within: .zero), "nothing shown, nothing in the jar: current")
+        delivery.pollAnswered("main", with: "")
+        #expect(await released(delivery, within: .zero), "an empty answer changes nothing the frame shows")
+        // The frame still follows the jar: a cookie set now waits for its acknowledgement.
+        set("a=1")
+        let done = Flag()
+        delivery.whenDelivered { done.set() }
+        #expect(!done.isSet, "the frame shows nothing of a=1 yet")
+        delivery.pollAnswered("main", with: "a=1")
+        delivery.pollStarted("main", url: url, known: "a=1")
+        #expect(done.isSet)
+    }
+
+    /// A first read with a cookie already in the jar is behind until its answer is acknowledged.
+    @Test func aFirstReadHoldingNothingIsBehindAJarWithACookie() async {
+        let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .seconds(30))
+        set("a=1")
+        delivery.pollStarted("main", url: url, known: nil)
+        let done = Flag()
+        delivery.whenDelivered { done.set() }
+        #expect(!done.isSet, "the frame shows nothing, the jar has a=1")
+        delivery.pollAnswered("main", with: "a=1")
+        #expect(!done.isSet, "the answer is on its way, not yet received")
+        delivery.pollStarted("main", url: url, known: "a=1")
+        #expect(done.isSet)
+    }
+
     @Test func aFrameThatNeverAcknowledgesDelaysAResponseByTheTimeoutAtMostAndIsDropped() async {
         let delivery = DocumentCookieDelivery(jar: jar, ackTimeout: .milliseconds(100))
         delivery.pollStarted("silent", url: url, known: "")
