@@ -20,6 +20,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
     private let courier: PrefetchReplyCourier
     private let verifiesFrames: Bool
     private let logger = Logger(label: "hybrid.prefetch")
+    private let refusalsLogged = Mutex<Set<PrefetchMessageRefusal>>([])
 
     init(answers: PrefetchAnswers, engine: any WebEngine) {
         self.answers = answers
@@ -34,8 +35,14 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             asked = try check(message, reply: reply)
         } catch {
             prefetcher.metrics.count(.denied)
+            // Once per kind of refusal and view: a page can post in a loop, and each line would reach the log.
+            guard refusalsLogged.withLock({ $0.insert(error).inserted }) else {
+                reply?.resolve(json: Self.refusal(error))
+                return
+            }
             let metadata: Logger.Metadata = [
                 "why": "\(error)", "frame": "\(message.frame?.url?.absoluteString ?? "unknown")",
+                "further": "refusals of this kind in this view are counted (hybrid.prefetches denied), not logged",
             ]
             // Only the host can fix an engine that does not vouch for frames; the rest is a page's doing.
             if error == .unverifiedFrame {

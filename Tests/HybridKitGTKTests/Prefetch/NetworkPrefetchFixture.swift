@@ -120,6 +120,11 @@ final class NetworkPrefetchFixture: Sendable {
                         try await writer.finish(nil)
                     })
             }
+            router.get("sw.js") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/javascript"],
+                    body: .init(byteBuffer: ByteBuffer(string: Self.serviceWorker)))
+            }
             // Content negotiation: the body is the request's Accept-Language.
             router.get("api/lang") { request, _ in
                 log.note("GET /api/lang?")
@@ -285,6 +290,15 @@ final class NetworkPrefetchFixture: Sendable {
         </script>
         """
 
+    /// A service worker that takes its page at once and answers its feed requests itself.
+    static let serviceWorker = """
+        self.addEventListener('install', () => self.skipWaiting());
+        self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+        self.addEventListener('fetch', (event) => {
+          if (new URL(event.request.url).pathname === '/api/feed') event.respondWith(new Response('from the worker'));
+        });
+        """
+
     /// A page that does to its `fetch` what a hostile or demanding page would, as its `mode` says, and reports
     /// what it read (JSON text in `window.__result`).
     static let hostile = """
@@ -351,6 +365,22 @@ final class NetworkPrefetchFixture: Sendable {
           }
           if (mode === 'fragment') {
             return outcome(fetch('/api/feed?user=u1#part', plain[1]));
+          }
+          if (mode === 'flood') {
+            // The page posts around the runtime in a loop (unstamped, a guessed token): each is refused.
+            const handler = window.webkit.messageHandlers.hybridPrefetchAnswers;
+            const message = stringify({ v: 1, k: 'list', t: 'guess' });
+            const replies = await Promise.all(Array.from({ length: 100 }, () => handler.postMessage(message)));
+            return replies.filter((reply) => reply && reply.a === 'refused').length;
+          }
+          if (mode === 'service-worker') {
+            // A page its service worker controls: the worker answers its fetch, as it would without prefetch.
+            if (!navigator.serviceWorker) return { error: 'no navigator.serviceWorker' };
+            await navigator.serviceWorker.register('/sw.js');
+            if (!navigator.serviceWorker.controller) {
+              await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve));
+            }
+            return outcome(fetch(...plain));
           }
           if (mode === 'no-webkit') {
             // The page removes and fakes what a runtime might post through: the runtime took its own at start.

@@ -2,6 +2,7 @@
 import Foundation
 import HybridKit
 import HybridKitGTK
+import HybridTestSupport
 import Testing
 
 /// Network pages' own `fetch` answered from a prefetch, against a page that does what a hostile or demanding page
@@ -129,6 +130,26 @@ import Testing
         #expect(try Self.got(with).status == 200)
         #expect(try Self.got(with) == (try Self.got(without)))
         #expect(fixture.requests("GET /api/feed").count == 3)
+    }
+
+    @Test @GTKActor func aFloodOfRefusedMessagesIsCountedNotLoggedEachTime() async throws {
+        let logs = LogCapture.installed()
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        logs.reset()
+        let text = try await fixture.open("/hostile?user=u1&mode=flood", with: try fixture.prefetcher())
+        #expect(text == "100", "\(text)")
+        // One line for the view (other suites of the process may log theirs meanwhile), not one per message.
+        let lines = logs.count("hybrid.prefetch", "prefetch handler refused a message; nothing answered")
+        #expect(lines >= 1 && lines < 20, "\(lines)")
+    }
+
+    @Test @GTKActor func aPageItsServiceWorkerControlsGetsTheWorkerSAnswer() async throws {
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        let (with, without) = try await Self.both(fixture, "/hostile?user=u1&mode=service-worker")
+        #expect(try Self.got(without).body == "from the worker", "\(without)")
+        #expect(try Self.got(with) == (try Self.got(without)), "\(with)")
     }
 
     @Test @GTKActor func cacheModesFragmentsAndAFakedWebKitReadAsWithout() async throws {

@@ -48,6 +48,10 @@ const urlOrigin = getter(URL.prototype, 'origin');
 const headersForEach = uncurry(Headers.prototype.forEach);
 const headersAppend = uncurry(Headers.prototype.append);
 const charCodeAt = uncurry(String.prototype.charCodeAt);
+// A page its service worker controls has its fetch answered by the worker, never by a prefetch.
+const serviceWorkers = typeof ServiceWorkerContainer === 'function' && navigator.serviceWorker
+  ? navigator.serviceWorker : null;
+const controller = serviceWorkers ? getter(ServiceWorkerContainer.prototype, 'controller') : null;
 const originalFetch = window.fetch;
 // Not removed here: the bridge runtime, injected after this script, takes it too and then removes it.
 const framePost = typeof window.__hybridFramePost === 'function' ? window.__hybridFramePost : null;
@@ -105,6 +109,7 @@ function describe(input, init) {
     const method = requestMethod(input);
     if (method !== 'GET' && method !== 'HEAD') return null;
   }
+  if (serviceWorkers && controller(serviceWorkers) !== null) return null;
   const request = new NativeRequest(input, init);
   // Aborted before it asked: the engine's fetch rejects it, and no prefetch is taken for it.
   if (signalAborted(requestSignal(request))) return null;
