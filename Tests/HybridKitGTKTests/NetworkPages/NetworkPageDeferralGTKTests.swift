@@ -5,7 +5,7 @@ import HybridKitGTK
 import HybridTestSupport
 import Testing
 
-/// A host's load while a cold view's blank start page loads waits for that page's end (threat model line 15):
+/// A host's load while a cold view's blank start page loads waits for that page's end (threat model lines 15 and 28):
 /// what a host does meanwhile, in real WebKitGTK. A cold network page whose document takes 1.5 s starts the blank
 /// page; the host's loads that follow go to the other origin's server, whose log says which ran. Takes the
 /// engine's shared cookie store alone, as the other network-page suites.

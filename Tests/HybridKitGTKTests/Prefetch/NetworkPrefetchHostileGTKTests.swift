@@ -6,7 +6,7 @@ import HybridTestSupport
 import Testing
 
 /// Network pages' own `fetch` answered from a prefetch, against a page that does what a hostile or demanding page
-/// does to its `fetch` (threat model lines 23–30 of the first-screen prefetch article): each case is checked
+/// does to its `fetch` (threat model lines 23–27 of the first-screen prefetch article): each case is checked
 /// against the same page without prefetch, or against what the engine's own `fetch` does. Takes the engine's
 /// shared cookie store alone, as the other network-page suites.
 @Suite(.serialized, .engineCookieStoreExclusive) struct NetworkPrefetchHostileGTKTests {
