@@ -32,6 +32,7 @@ final class NetworkPrefetchFixture: Sendable {
         PagePrefetch(page: "/hostile-slow", requests: [PrefetchRequest(url: "/api/slow")]),
         PagePrefetch(page: "/hostile-drip", requests: [PrefetchRequest(url: "/api/drip")]),
         PagePrefetch(page: "/hostile-lang", requests: [PrefetchRequest(url: "/api/lang")]),
+        PagePrefetch(page: "/hostile-moved", requests: [PrefetchRequest(url: "/api/moved")]),
     ])
 
     @GTKActor init() async throws {
@@ -98,7 +99,7 @@ final class NetworkPrefetchFixture: Sendable {
                     status: .ok, headers: [.contentType: "text/html"],
                     body: .init(byteBuffer: ByteBuffer(string: Self.frame)))
             }
-            for path in ["hostile", "hostile-slow", "hostile-drip", "hostile-lang"] {
+            for path in ["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved"] {
                 router.get(RouterPath(stringLiteral: path)) { request, _ in
                     log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
                     return Response(
@@ -119,6 +120,11 @@ final class NetworkPrefetchFixture: Sendable {
                         }
                         try await writer.finish(nil)
                     })
+            }
+            // A same-origin redirect to the feed.
+            router.get("api/moved") { _, _ in
+                log.note("GET /api/moved?")
+                return Response(status: .found, headers: [.location: "/api/feed?user=m", .cacheControl: "no-store"])
             }
             router.get("sw.js") { _, _ in
                 Response(
@@ -384,6 +390,20 @@ final class NetworkPrefetchFixture: Sendable {
               await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve));
             }
             return outcome(fetch(...plain));
+          }
+          if (mode === 'moved' || mode === 'moved-error' || mode === 'moved-manual') {
+            const redirect = { moved: 'follow', 'moved-error': 'error', 'moved-manual': 'manual' }[mode];
+            try {
+              const response = await fetch('/api/moved', { redirect });
+              return { status: response.status, url: response.url, redirected: response.redirected, type: response.type,
+                body: await response.text() };
+            } catch (error) {
+              return { error: error.name };
+            }
+          }
+          if (mode === 'integrity' || mode === 'no-cors') {
+            const init = mode === 'integrity' ? { integrity: 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' } : { mode: 'no-cors' };
+            return outcome(fetch(plain[0], { ...plain[1], ...init }));
           }
           if (mode === 'no-webkit') {
             // The page removes and fakes what a runtime might post through: the runtime took its own at start.

@@ -152,10 +152,39 @@ import Testing
         #expect(try Self.got(with) == (try Self.got(without)), "\(with)")
     }
 
+    @Test @GTKActor func aPrefetchedRedirectReadsAsTheEngineSAndOtherRedirectModesGoToTheNetwork() async throws {
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        for mode in ["moved", "moved-error", "moved-manual"] {
+            let (with, without) = try await Self.both(fixture, "/hostile-moved?mode=\(mode)")
+            #expect(with == without, "\(mode)")
+            if mode == "moved" { #expect(with.contains(#""redirected":true"#), "\(with)") }
+        }
+        // Each open prefetched; only `follow` took it (the two others and the three plain opens went themselves).
+        #expect(fixture.requests("GET /api/moved").count == 8)
+    }
+
+    @Test @GTKActor func aContainerClosedWhileThePageWaitsAnswersNothingAndNothingBreaks() async throws {
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        let prefetcher = try fixture.prefetcher(
+            policy: PrefetchPolicy(claimWait: .milliseconds(800), allowsPrivateAddresses: true))
+        do {
+            let container = try fixture.container(prefetcher)
+            try await container.loadAndWait(try fixture.url("/hostile-slow?mode=aborted-while-waiting"))
+            // The page asked for the hanging prefetch; the view goes away while native code waits for its head.
+            container.close()
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        // The process is whole and the next view is answered as ever.
+        let text = try await fixture.open("/page?user=u1&mode=plain", with: try fixture.prefetcher())
+        #expect(try NetworkPrefetchGTKTests.described(text).status == 200)
+    }
+
     @Test @GTKActor func cacheModesFragmentsAndAFakedWebKitReadAsWithout() async throws {
         let fixture = try await NetworkPrefetchFixture()
         defer { fixture.close() }
-        for mode in ["only-if-cached", "fragment", "no-webkit"] {
+        for mode in ["only-if-cached", "fragment", "no-webkit", "integrity", "no-cors"] {
             let (with, without) = try await Self.both(fixture, "/hostile?user=u1&mode=\(mode)")
             #expect(try Self.got(with) == (try Self.got(without)), "\(mode)")
             if mode == "no-webkit" { #expect(try Self.got(with).status == 200, "\(with)") }
