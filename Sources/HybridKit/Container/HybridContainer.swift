@@ -367,6 +367,15 @@ public final class HybridContainer {
         networkPages?.assumeIsolated { $0.deferWhileWarmingUp(url, load) } ?? false
     }
 
+    /// Stops the view's loading, as `engine.stopLoading()`, and drops what the container holds back: a network
+    /// page's document still being fetched natively, and a load waiting for a cold view's blank start page (see
+    /// <doc:FirstScreenPrefetching>). Call this rather than the engine's: a stop on the engine alone does not reach
+    /// those, and they would load after it.
+    public func stopLoading() {
+        networkPages?.assumeIsolated { $0.stop() }
+        engine.stopLoading()
+    }
+
     // MARK: Lifecycle
 
     /// The host shows or hides the page. A page that died while hidden is recovered when shown.

@@ -55,6 +55,13 @@ actor NetworkPageHandOver {
         page.endWarmUp()
     }
 
+    /// The host stopped the view: a pending hand-over or a load that waits for the blank start page must not load
+    /// anything, as the engine drops a load that is stopped. The blank page's load is stopped too and will never
+    /// end, so nothing waits for it any more.
+    func stop() {
+        close()
+    }
+
     /// A host load that is not a network page's, while the view's blank start page is still loading: `load` runs
     /// once that page ended (at most the policy's `maximumWait`), unless a later load superseded it meanwhile.
     /// Issued at once, WebKitGTK drops the blank page before its process is up and starts the host's page with no

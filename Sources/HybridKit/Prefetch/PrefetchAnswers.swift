@@ -73,15 +73,18 @@ final class PrefetchAnswers: Sendable {
     /// when none matches or it cannot answer any more: the caller sends the request to the network.
     ///
     /// The one claim path of both answering routes: the package handler's network (``PrefetchAnsweringFetcher``) and
-    /// network pages' script messages (``PrefetchMessageAnswers``).
+    /// network pages' script messages (``PrefetchMessageAnswers``). `exactHeaders`: the request's headers are only
+    /// those the page set (a network page's `Request`), and must be the declared ones, no more (see
+    /// ``plan(_:answers:credentials:exactHeaders:)``).
     func claim(
-        _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL,
+        _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL, exactHeaders: Bool = false,
         events: @escaping @Sendable (NetworkFetchEvent) -> Void,
         fallback: @escaping @Sendable (PrefetchEntry.Fallback) -> Void
     ) -> PrefetchEntry? {
         guard
             let entry = prefetcher.take(
-                page: page, where: { Self.plan($0, answers: request, credentials: credentials) }),
+                page: page,
+                where: { Self.plan($0, answers: request, credentials: credentials, exactHeaders: exactHeaders) }),
             entry.claim(consumer: events, fallback: fallback)
         else {
             prefetcher.metrics.count(.miss)
@@ -103,14 +106,20 @@ final class PrefetchAnswers: Sendable {
         "authorization", "range", "if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range",
     ]
 
-    /// Whether `plan` is what `request` (made with `credentials`) asks for.
+    /// Whether `plan` is what `request` (made with `credentials`) asks for. With `exactHeaders` (a network page's
+    /// request, whose headers are only those its script set: `Accept-Language: de`, an API version header…),
+    /// a header the declaration does not name is a mismatch too: the prefetch did not send it, and the server
+    /// may have answered it differently. On the package path the engine adds its own headers, so only
+    /// ``varyingHeaders`` count there.
     static func plan(
-        _ plan: PlannedPrefetch, answers request: EngineRequest, credentials: PrefetchRequest.Credentials
+        _ plan: PlannedPrefetch, answers request: EngineRequest, credentials: PrefetchRequest.Credentials,
+        exactHeaders: Bool = false
     ) -> Bool {
         guard plan.method == request.method.uppercased(), plan.url == request.url, plan.credentials == credentials
         else { return false }
         for (name, value) in plan.headers where request.header(name) != value { return false }
         let declared = Set(plan.headers.map(\.name))
+        if exactHeaders, request.headers.contains(where: { !declared.contains($0.name.lowercased()) }) { return false }
         return !request.headers.contains { header in
             let name = header.name.lowercased()
             return varyingHeaders.contains(name) && !declared.contains(name)

@@ -20,6 +20,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
     private let courier: PrefetchReplyCourier
     private let verifiesFrames: Bool
     private let logger = Logger(label: "hybrid.prefetch")
+    private let refusalsLogged = Mutex<Set<PrefetchMessageRefusal>>([])
 
     init(answers: PrefetchAnswers, engine: any WebEngine) {
         self.answers = answers
@@ -34,8 +35,14 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             asked = try check(message, reply: reply)
         } catch {
             prefetcher.metrics.count(.denied)
+            // Once per kind of refusal and view: a page can post in a loop, and each line would reach the log.
+            guard refusalsLogged.withLock({ $0.insert(error).inserted }) else {
+                reply?.resolve(json: Self.refusal(error))
+                return
+            }
             let metadata: Logger.Metadata = [
                 "why": "\(error)", "frame": "\(message.frame?.url?.absoluteString ?? "unknown")",
+                "further": "refusals of this kind in this view are counted (hybrid.prefetches denied), not logged",
             ]
             // Only the host can fix an engine that does not vouch for frames; the rest is a page's doing.
             if error == .unverifiedFrame {
@@ -60,7 +67,17 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             guard let request = asked.request, let credentials = asked.credentials else {
                 return reply.resolve(json: Self.refusal(.malformed))
             }
-            answer(request, credentials: credentials, page: page, reply: reply)
+            let jar = credentials == .omit ? nil : answers.prefetcher.jar
+            let courier = courier
+            Task {
+                // The page may have changed its cookies an instant ago (`document.cookie`, a response of its own):
+                // the engine's store has the change, the jar (kept in step by EngineCookieSync) maybe not yet, and
+                // the claim's check reads the jar. Only when the engine would send what the jar would is it answered.
+                if let jar, !(await courier.engineSendsWhatTheJarSends(jar, to: request.url, page: page)) {
+                    return await courier.settle(reply, json: Self.miss(more: true))
+                }
+                await self.answer(request, credentials: credentials, page: page, reply: reply)
+            }
         }
     }
 
@@ -83,7 +100,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
 
     private func answer(
         _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL, reply: any ScriptMessageReply
-    ) {
+    ) async {
         let prefetcher = answers.prefetcher
         // Before the head hands the response's cookies to the jar: what changed goes to the engine's store.
         let changes = prefetcher.jar.map(JarChangesPush.init)
@@ -92,12 +109,20 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             Task { await courier.deliver(outcome, changes: changes, page: page, url: request.url, to: reply) }
         }
         let entry = answers.claim(
-            request, credentials: credentials, page: page, events: { collector.receive($0) },
+            request, credentials: credentials, page: page, exactHeaders: true, events: { collector.receive($0) },
             fallback: { why in collector.give(up: "\(why)") })
         guard let entry else {
-            return reply.resolve(json: Self.miss(more: !prefetcher.pending(for: page).isEmpty))
+            return await courier.settle(reply, json: Self.miss(more: !prefetcher.pending(for: page).isEmpty))
         }
         collector.attach(entry)
+        // A reply is sent once, so the page waits for the whole response: one whose head came within the claim
+        // wait but whose body drips is given up at the claim wait too (the page fetches itself), as one with no head.
+        let (seconds, attoseconds) = prefetcher.policy.claimWait.components
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        ) {
+            collector.give(up: "not whole within PrefetchPolicy.claimWait (\(prefetcher.policy.claimWait))")
+        }
     }
 
     private func list(_ page: URL) -> String {
@@ -176,14 +201,20 @@ final class PrefetchAnswerCollector: Sendable {
         }
     }
 
-    func give(up why: String) { finish(.gaveUp(why)) }
+    /// Ends the wait with a miss (the page fetches itself); the prefetch, if still running, is cancelled.
+    func give(up why: String) {
+        guard finish(.gaveUp(why)) else { return }
+        state.withLock { $0.entry }?.cancelByPage()
+    }
 
-    private func finish(_ outcome: Outcome) {
+    @discardableResult
+    private func finish(_ outcome: Outcome) -> Bool {
         let first = state.withLock { state -> Bool in
             defer { state.done = true }
             return !state.done
         }
         if first { done(outcome) }
+        return first
     }
 }
 
@@ -199,6 +230,37 @@ actor PrefetchReplyCourier {
         unownedExecutor = engine.executor
         self.engine = engine
         self.prefetcher = prefetcher
+    }
+
+    /// Resolves `reply` on the engine's executor.
+    func settle(_ reply: any ScriptMessageReply, json: String) { reply.resolve(json: json) }
+
+    /// Whether the engine would send `url` the cookies the jar would (as name=value pairs); false, with a notice,
+    /// when they differ: a page changed its cookies and the jar has not heard of it yet, or the jar and the engine's
+    /// store are not kept in step (then no request is ever answered: keep them in step with EngineCookieSync).
+    func engineSendsWhatTheJarSends(_ jar: CookieJar, to url: URL, page: URL) async -> Bool {
+        guard let engine else { return false }
+        let fromEngine: Set<String>
+        do throws(EngineError) {
+            fromEngine = Set(try await engine.cookieStore.cookies(for: url).map { "\($0.name)=\($0.value)" })
+        } catch {
+            logger.warning(
+                "the engine's cookie store could not be read; the network page's request goes to the network",
+                metadata: ["page": "\(page.absoluteString)", "error": "\(error)"])
+            return false
+        }
+        let header = JarCookieHandler(jar: jar).cookieHeader(
+            for: url, firstParty: nil, method: "GET", includeHTTPOnly: true)
+        let fromJar = Set(
+            (header ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        guard fromEngine == fromJar else {
+            prefetcher.metrics.count(.miss)
+            logger.notice(
+                "prefetch not used: the engine would send other cookies than the jar (the page changed them, or the jar and the engine's store are not kept in step: EngineCookieSync)",
+                metadata: ["page": "\(page.absoluteString)", "url": "\(url.absoluteString)"])
+            return false
+        }
+        return true
     }
 
     func deliver(

@@ -25,6 +25,14 @@ final class NetworkPrefetchFixture: Sendable {
                 PrefetchRequest(url: "/api/bin"),
             ]),
         PagePrefetch(page: "/slow", requests: [PrefetchRequest(url: "/api/slow")]),
+        // The hostile page (`hostile`), one page per prefetch it races.
+        PagePrefetch(
+            page: "/hostile",
+            requests: [PrefetchRequest(url: "/api/feed?user={query.user}", headers: ["X-Client": "news fr"])]),
+        PagePrefetch(page: "/hostile-slow", requests: [PrefetchRequest(url: "/api/slow")]),
+        PagePrefetch(page: "/hostile-drip", requests: [PrefetchRequest(url: "/api/drip")]),
+        PagePrefetch(page: "/hostile-lang", requests: [PrefetchRequest(url: "/api/lang")]),
+        PagePrefetch(page: "/hostile-moved", requests: [PrefetchRequest(url: "/api/moved")]),
     ])
 
     @GTKActor init() async throws {
@@ -91,6 +99,46 @@ final class NetworkPrefetchFixture: Sendable {
                     status: .ok, headers: [.contentType: "text/html"],
                     body: .init(byteBuffer: ByteBuffer(string: Self.frame)))
             }
+            for path in ["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved"] {
+                router.get(RouterPath(stringLiteral: path)) { request, _ in
+                    log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: Self.hostile)))
+                }
+            }
+            // The first call (the prefetch) sends its head at once, then drips its body for 5 s; later ones answer
+            // at once.
+            router.get("api/drip") { request, _ in
+                let first = log.note("GET /api/drip?") == 1
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
+                    body: ResponseBody { writer in
+                        for index in 0..<10 {
+                            if first { try await Task.sleep(for: .milliseconds(500)) }
+                            try await writer.write(ByteBuffer(string: "d\(index)"))
+                        }
+                        try await writer.finish(nil)
+                    })
+            }
+            // A same-origin redirect to the feed.
+            router.get("api/moved") { _, _ in
+                log.note("GET /api/moved?")
+                return Response(status: .found, headers: [.location: "/api/feed?user=m", .cacheControl: "no-store"])
+            }
+            router.get("sw.js") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/javascript"],
+                    body: .init(byteBuffer: ByteBuffer(string: Self.serviceWorker)))
+            }
+            // Content negotiation: the body is the request's Accept-Language.
+            router.get("api/lang") { request, _ in
+                log.note("GET /api/lang?")
+                var fields: HTTPFields = [.contentType: "text/plain", .cacheControl: "no-store"]
+                if let vary = HTTPFields.Element.Name("Vary") { fields[vary] = "Accept-Language" }
+                let language = request.headers[.acceptLanguage] ?? "none"
+                return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: language)))
+            }
         }
     }
 
@@ -136,6 +184,9 @@ final class NetworkPrefetchFixture: Sendable {
             jar.deleteCookie(name: cookie.name, domain: cookie.domain, path: cookie.path)
         }
         jar.setCookie("np_sid=s1; Path=/", for: .http(try url("/")))
+        // What other suites left for the loopback hosts (cookies ignore ports): the engine would send it to the API,
+        // which the prefetch did not, and network pages' answers then rightly miss.
+        try await NetworkPageFixture.clearLoopbackCookies(store, keeping: jar)
         let sync = EngineCookieSync(jar: jar, store: store)
         await sync.start()
         let result: String
@@ -243,6 +294,125 @@ final class NetworkPrefetchFixture: Sendable {
               feed: response.headers.get('X-Feed') };
           }
           return describe(await fetch(...requests[mode]));
+        }
+        window.__result = run().then((result) => stringify(result), (error) => stringify({ error: String(error) }));
+        </script>
+        """
+
+    /// A service worker that takes its page at once and answers its feed requests itself.
+    static let serviceWorker = """
+        self.addEventListener('install', () => self.skipWaiting());
+        self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+        self.addEventListener('fetch', (event) => {
+          if (new URL(event.request.url).pathname === '/api/feed') event.respondWith(new Response('from the worker'));
+        });
+        """
+
+    /// A page that does to its `fetch` what a hostile or demanding page would, as its `mode` says, and reports
+    /// what it read (JSON text in `window.__result`).
+    static let hostile = """
+        <!doctype html><meta charset="utf-8"><title>hostile</title>
+        <script>
+        const stringify = JSON.stringify;
+        const mode = new URLSearchParams(location.search).get('mode');
+        const plain = ['/api/feed?user=u1', { headers: { 'X-Client': 'news fr' } }];
+        const outcome = async (promise) => {
+          try {
+            const response = await promise;
+            return { status: response.status, body: await response.text(), url: response.url };
+          } catch (error) {
+            return { error: error.name };
+          }
+        };
+        async function run() {
+          if (mode === 'post-request') {
+            // A Request with a body: the runtime must not take its body before the engine's fetch does.
+            return outcome(fetch(new Request('/api/feed?user=u1', { method: 'POST', body: 'x', headers: { 'X-Client': 'news fr' } })));
+          }
+          if (mode === 'aborted-before') {
+            const controller = new AbortController();
+            controller.abort();
+            const aborted = await outcome(fetch(plain[0], { ...plain[1], signal: controller.signal }));
+            return { aborted, then: await outcome(fetch(...plain)) };
+          }
+          if (mode === 'aborted-while-waiting') {
+            const controller = new AbortController();
+            const start = performance.now();
+            setTimeout(() => controller.abort(), 200);
+            const aborted = await outcome(fetch('/api/slow', { signal: controller.signal }));
+            return { aborted, ms: Math.round(performance.now() - start) };
+          }
+          if (mode === 'clone') {
+            const response = await fetch(...plain);
+            const copy = response.clone();
+            return { url: copy.url, type: copy.type, redirected: copy.redirected, status: copy.status,
+              same: (await copy.text()) === (await response.text()) };
+          }
+          if (mode === 'cookie') {
+            // The page changes a cookie the prefetch was sent with, then asks at once: a miss.
+            document.cookie = 'np_sid=s2; path=/';
+            return outcome(fetch(...plain));
+          }
+          if (mode === 'lang') {
+            return outcome(fetch('/api/lang', { headers: { 'Accept-Language': 'de' } }));
+          }
+          if (mode === 'drip') {
+            const start = performance.now();
+            const got = await outcome(fetch('/api/drip'));
+            return { ...got, ms: Math.round(performance.now() - start) };
+          }
+          if (mode === 'concurrent') {
+            const all = await Promise.all([0, 1, 2, 3].map(() => outcome(fetch(...plain))));
+            return all.map((got) => got.status + ' ' + got.url);
+          }
+          if (mode === 'late') {
+            await new Promise((resolve) => setTimeout(resolve, 700));
+            return outcome(fetch(...plain));
+          }
+          if (mode === 'only-if-cached') {
+            return outcome(fetch(plain[0], { ...plain[1], cache: 'only-if-cached', mode: 'same-origin' }));
+          }
+          if (mode === 'fragment') {
+            return outcome(fetch('/api/feed?user=u1#part', plain[1]));
+          }
+          if (mode === 'flood') {
+            // The page posts around the runtime in a loop (unstamped, a guessed token): each is refused.
+            const handler = window.webkit.messageHandlers.hybridPrefetchAnswers;
+            const message = stringify({ v: 1, k: 'list', t: 'guess' });
+            const replies = await Promise.all(Array.from({ length: 100 }, () => handler.postMessage(message)));
+            return replies.filter((reply) => reply && reply.a === 'refused').length;
+          }
+          if (mode === 'service-worker') {
+            // A page its service worker controls: the worker answers its fetch, as it would without prefetch.
+            if (!navigator.serviceWorker) return { error: 'no navigator.serviceWorker' };
+            await navigator.serviceWorker.register('/sw.js');
+            if (!navigator.serviceWorker.controller) {
+              await new Promise((resolve) => navigator.serviceWorker.addEventListener('controllerchange', resolve));
+            }
+            return outcome(fetch(...plain));
+          }
+          if (mode === 'moved' || mode === 'moved-error' || mode === 'moved-manual') {
+            const redirect = { moved: 'follow', 'moved-error': 'error', 'moved-manual': 'manual' }[mode];
+            try {
+              const response = await fetch('/api/moved', { redirect });
+              return { status: response.status, url: response.url, redirected: response.redirected, type: response.type,
+                body: await response.text() };
+            } catch (error) {
+              return { error: error.name };
+            }
+          }
+          if (mode === 'integrity' || mode === 'no-cors') {
+            const init = mode === 'integrity' ? { integrity: 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' } : { mode: 'no-cors' };
+            return outcome(fetch(plain[0], { ...plain[1], ...init }));
+          }
+          if (mode === 'no-webkit') {
+            // The page removes and fakes what a runtime might post through: the runtime took its own at start.
+            delete window.webkit;
+            window.webkit = { messageHandlers: { hybridPrefetchAnswers: { postMessage: async () => '{"v":1,"a":"miss"}' } } };
+            window.__hybridFramePost = () => { throw new Error('replaced'); };
+            return outcome(fetch(...plain));
+          }
+          return { error: 'no mode ' + mode };
         }
         window.__result = run().then((result) => stringify(result), (error) => stringify({ error: String(error) }));
         </script>

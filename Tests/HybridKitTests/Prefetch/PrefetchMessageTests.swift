@@ -221,8 +221,12 @@ import Testing
             ScriptMessage(
                 name: PrefetchMessageAnswers.handlerName, body: .string(rig.fetchText()), frame: Rig.mainFrame),
             reply: reply)
-        prefetch.answer(0, [.failed("reset")])
+        // The claim comes after the engine's cookies were read: the failure must come after it.
         let deadline = ContinuousClock.now + .seconds(2)
+        while !rig.prefetcher.pending(for: Self.page).isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        prefetch.answer(0, [.failed("reset")])
         while reply.resolved.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(reply.resolved == [PrefetchMessageAnswers.miss(more: false)])
     }

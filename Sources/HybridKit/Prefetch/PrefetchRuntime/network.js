@@ -42,10 +42,16 @@ const requestIntegrity = getter(Request.prototype, 'integrity');
 const requestHeaders = getter(Request.prototype, 'headers');
 const requestSignal = getter(Request.prototype, 'signal');
 const signalAborted = getter(AbortSignal.prototype, 'aborted');
+const listen = uncurry(EventTarget.prototype.addEventListener);
+const cloneResponse = uncurry(Response.prototype.clone);
 const urlOrigin = getter(URL.prototype, 'origin');
 const headersForEach = uncurry(Headers.prototype.forEach);
 const headersAppend = uncurry(Headers.prototype.append);
 const charCodeAt = uncurry(String.prototype.charCodeAt);
+// A page its service worker controls has its fetch answered by the worker, never by a prefetch.
+const serviceWorkers = typeof ServiceWorkerContainer === 'function' && navigator.serviceWorker
+  ? navigator.serviceWorker : null;
+const controller = serviceWorkers ? getter(ServiceWorkerContainer.prototype, 'controller') : null;
 const originalFetch = window.fetch;
 // Not removed here: the bridge runtime, injected after this script, takes it too and then removes it.
 const framePost = typeof window.__hybridFramePost === 'function' ? window.__hybridFramePost : null;
@@ -84,9 +90,29 @@ function ask(message) {
   })();
 }
 
+/** Whether `value` is an engine-made Request (a page's look-alike fails the getter's brand check). */
+function isRequest(value) {
+  try {
+    requestMethod(value);
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
+
 /** The request `fetch(input, init)` makes, as native matches it; null when no prefetch could answer it. */
 function describe(input, init) {
+  // A request with a body is never answered, and making a Request of it here would take its body (a Request's,
+  // or a stream's) before the engine's fetch reads it: the page's fetch would then fail.
+  if (init !== undefined && init !== null && init.body !== undefined && init.body !== null) return null;
+  if (isRequest(input)) {
+    const method = requestMethod(input);
+    if (method !== 'GET' && method !== 'HEAD') return null;
+  }
+  if (serviceWorkers && controller(serviceWorkers) !== null) return null;
   const request = new NativeRequest(input, init);
+  // Aborted before it asked: the engine's fetch rejects it, and no prefetch is taken for it.
+  if (signalAborted(requestSignal(request))) return null;
   const method = requestMethod(request);
   if (method !== 'GET' && method !== 'HEAD') return null;
   if (requestMode(request) === 'no-cors' || requestRedirect(request) !== 'follow') return null;
@@ -156,7 +182,7 @@ function response(answer, method) {
   if (body === null) return null;
   return nativeResponse(NativeResponse, define, body, {
     status: answer.s, statusText: answer.st, headers, url: answer.u, redirected: answer.r, type: 'basic', method,
-  });
+  }, cloneResponse);
 }
 
 const answering = function fetch(input, init) {
@@ -171,17 +197,30 @@ const answering = function fetch(input, init) {
   if (asked === null) return apply(originalFetch, this, arguments);
   const self = this;
   const args = arguments;
-  return (async () => {
-    let answered = null;
-    try {
-      answered = response(await ask(asked.message), asked.method);
-    } catch (e) {
-      answered = null;
-    }
-    // An aborted request rejects as the engine's fetch rejects it.
-    if (answered !== null && !signalAborted(requestSignal(asked.request))) return answered;
-    return apply(originalFetch, self, args);
-  })();
+  const signal = requestSignal(asked.request);
+  return new NativePromise((resolve) => {
+    let settled = false;
+    // The engine's fetch, which rejects an aborted request as the network path would.
+    const network = () => {
+      if (settled) return;
+      settled = true;
+      resolve(apply(originalFetch, self, args));
+    };
+    // An abort while native code is asked rejects at once, as the engine's fetch would; the answer is dropped.
+    listen(signal, 'abort', network, { once: true });
+    (async () => {
+      let answered = null;
+      try {
+        answered = response(await ask(asked.message), asked.method);
+      } catch (e) {
+        answered = null;
+      }
+      if (answered === null || signalAborted(signal)) return network();
+      if (settled) return;
+      settled = true;
+      resolve(answered);
+    })();
+  });
 };
 window.fetch = answering;
 
