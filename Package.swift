@@ -338,3 +338,14 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The compiler holds the line on isolation: sending a value that is not `Sendable` to another isolation is an error
+// in every target of this package, including where Swift 6.3 reports it only as a warning (a value whose
+// conformance is isolated, SE-0470: the route ARCHITECTURE.md's "Threads" section takes for the port).
+for target in package.targets {
+    switch target.type {
+    case .regular, .executable, .test:
+        target.swiftSettings = (target.swiftSettings ?? []) + [.treatWarning("SendingRisksDataRace", as: .error)]
+    default: continue
+    }
+}
