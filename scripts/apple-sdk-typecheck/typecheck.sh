@@ -216,13 +216,14 @@ dependency() {
     fi
 }
 
+# As Package.swift sets for every target: sending a non-Sendable value across isolation is an error even where
+# Swift 6.3 only warns (a value with an isolated conformance).
+own_checks=(-Werror SendingRisksDataRace)
+
 # A module of this repository: bodies type-checked and SIL diagnostics run (-emit-sil, whole module, into a file
 # of the work folder: never `-o /dev/null`, since the compiler writes outputs by renaming a temporary file over
 # the path, which as root replaces the device with a regular file) in Swift 6 mode, emitting the module its dependents import. If it has errors, its interface is
 # emitted on its own (Swift 5 mode, bodies skipped) so that its dependents are still checked.
-# As Package.swift sets for every target: sending a non-Sendable value across isolation is an error even where
-# Swift 6.3 only warns (a value with an isolated conformance).
-own_checks=(-Werror SendingRisksDataRace)
 own() {
     local name="$1" what="$2" package="$3"
     shift 3
