@@ -338,3 +338,23 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The compiler holds the line on isolation: sending a value that is not `Sendable` to another isolation is an error
+// in every target of this package, including where Swift 6.3 reports it only as a warning (a value whose
+// conformance is isolated, SE-0470: the route ARCHITECTURE.md's "Threads" section takes for the port).
+// Only where the package is built as itself: Xcode (26.3) and SwiftPM's swiftbuild system compile a remote dependency
+// with `-suppress-warnings`, which the driver refuses beside `-Werror` (swiftlang/swift-package-manager#10192), so an
+// app that depends on HybridKit must not get the setting. Remote dependencies are checked out under `…/checkouts/`
+// (SwiftPM's `.build/checkouts`, Xcode's `SourcePackages/checkouts`); HYBRIDKIT_SENDING_ERRORS=1 or 0 decides instead.
+let sendingErrors =
+    Context.environment["HYBRIDKIT_SENDING_ERRORS"].map { $0 == "1" }
+    ?? !Context.packageDirectory.contains("/checkouts/")
+if sendingErrors {
+    for target in package.targets {
+        switch target.type {
+        case .regular, .executable, .test:
+            target.swiftSettings = (target.swiftSettings ?? []) + [.treatWarning("SendingRisksDataRace", as: .error)]
+        default: continue
+        }
+    }
+}

@@ -216,6 +216,10 @@ dependency() {
     fi
 }
 
+# As Package.swift sets for every target: sending a non-Sendable value across isolation is an error even where
+# Swift 6.3 only warns (a value with an isolated conformance).
+own_checks=(-Werror SendingRisksDataRace)
+
 # A module of this repository: bodies type-checked and SIL diagnostics run (-emit-sil, whole module, into a file
 # of the work folder: never `-o /dev/null`, since the compiler writes outputs by renaming a temporary file over
 # the path, which as root replaces the device with a regular file) in Swift 6 mode, emitting the module its dependents import. If it has errors, its interface is
@@ -224,7 +228,7 @@ own() {
     local name="$1" what="$2" package="$3"
     shift 3
     if ! step "$name" "$what" -emit-sil -wmo -o "$out/$name.sil" -emit-module -emit-module-path "$out/$name.swiftmodule" \
-        -module-name "$name" -package-name "$package" -swift-version 6 "${common[@]}" "$@"; then
+        -module-name "$name" -package-name "$package" -swift-version 6 "${own_checks[@]}" "${common[@]}" "$@"; then
         "${swiftc[@]}" -emit-module -module-name "$name" -package-name "$package" \
             -emit-module-path "$out/$name.swiftmodule" "${interface_only[@]}" -swift-version 5 "$@" \
             >"$logs/$name-interface.log" 2>&1 ||
