@@ -146,6 +146,15 @@ public enum FirstScreenBenchmark {
                             : "expected the page's own only"))
             }
             if side.pooled, container?.isPooled != true { throw BenchError.pageFailed("the pool had no warm view") }
+            // --verbose: where a package page's prefetched open spent its time, from the open call.
+            if let progress = options.progress, side.prefetches, let marks = prefetcher.marks(for: url) {
+                let since = { (instant: ContinuousClock.Instant?) in
+                    instant.map { "\(Int(ContainerBenchmark.milliseconds($0 - marks.open))) ms" } ?? "-"
+                }
+                progress(
+                    "  \(side.rawValue): view ready \(since(marks.viewReady)), prefetch done "
+                        + "\(since(marks.prefetchDone)), page's mark received \(since(outcome.arrival))")
+            }
             return ContainerBenchmark.milliseconds(outcome.arrival - start)
         }
 

@@ -366,7 +366,9 @@ final class NetworkPrefetchFixture: Sendable {
             return all.map((got) => got.status + ' ' + got.url);
           }
           if (mode === 'late') {
-            await new Promise((resolve) => setTimeout(resolve, 700));
+            // Past the test's 1 s time-to-live, which is long enough that a loaded machine's cold view still
+            // starts its navigation within it (a view starting later would make the container prefetch again).
+            await new Promise((resolve) => setTimeout(resolve, 1700));
             return outcome(fetch(...plain));
           }
           if (mode === 'only-if-cached') {
