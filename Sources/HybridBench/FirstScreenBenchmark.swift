@@ -111,6 +111,7 @@ public enum FirstScreenBenchmark {
             var container: HybridContainer?
             defer { container?.close() }
             let start = ContinuousClock.now
+            let timeline = OpenTimeline(start: start)
             if side.afterTap {
                 // The user's tap: the clock is running; the page opens after the view transition.
                 if side.fetchesHTML, !networkPages.prefetch(for: url) {
@@ -133,7 +134,9 @@ public enum FirstScreenBenchmark {
                     ? try HybridContainer(configuration: configuration, pool: pool)
                     : try HybridContainer(configuration: configuration, factory: factory)
                 container = made
+                if options.progress != nil { timeline.follow(made) }
                 try made.load(url)
+                if options.progress != nil { timeline.note("loaded") }
             }
             guard outcome.text.hasPrefix("ok") else { throw BenchError.pageFailed(outcome.text) }
             // One API request per open: with prefetch, the prefetch's; a second would be the page's own, after a
@@ -146,14 +149,15 @@ public enum FirstScreenBenchmark {
                             : "expected the page's own only"))
             }
             if side.pooled, container?.isPooled != true { throw BenchError.pageFailed("the pool had no warm view") }
-            // --verbose: where a package page's prefetched open spent its time, from the open call.
-            if let progress = options.progress, side.prefetches, let marks = prefetcher.marks(for: url) {
-                let since = { (instant: ContinuousClock.Instant?) in
-                    instant.map { "\(Int(ContainerBenchmark.milliseconds($0 - marks.open))) ms" } ?? "-"
+            // --verbose: where a package page's open spent its time, from the open call (and, with prefetch, the
+            // prefetcher's own marks).
+            if let progress = options.progress, !side.network {
+                timeline.note("mark received", at: outcome.arrival)
+                var line = "  \(side.rawValue): \(timeline.summary)"
+                if side.prefetches, let marks = prefetcher.marks(for: url), let done = marks.prefetchDone {
+                    line += ", prefetch done \(Int(ContainerBenchmark.milliseconds(done - start))) ms"
                 }
-                progress(
-                    "  \(side.rawValue): view ready \(since(marks.viewReady)), prefetch done "
-                        + "\(since(marks.prefetchDone)), page's mark received \(since(outcome.arrival))")
+                progress(line)
             }
             return ContainerBenchmark.milliseconds(outcome.arrival - start)
         }
@@ -306,6 +310,37 @@ public enum FirstScreenBenchmark {
         private let counts = Mutex<[String: Int]>([:])
         func note(_ key: String) { counts.withLock { $0[key, default: 0] += 1 } }
         func count(_ key: String) -> Int { counts.withLock { $0[key] ?? 0 } }
+    }
+
+    /// With --verbose: when an open's container was made, its load issued, its document committed, its mark
+    /// received, in milliseconds from the open call.
+    final class OpenTimeline: Sendable {
+        private let start: ContinuousClock.Instant
+        private let marks = Mutex<[(String, ContinuousClock.Instant)]>([])
+
+        init(start: ContinuousClock.Instant) { self.start = start }
+
+        func note(_ name: String, at instant: ContinuousClock.Instant = .now) {
+            marks.withLock { $0.append((name, instant)) }
+        }
+
+        /// Notes the container made now, and its first commit when the engine reports it.
+        func follow(_ container: HybridContainer) {
+            note("made")
+            let events = container.loadEvents()
+            Task { [self] in
+                for await event in events {
+                    if case .committed = event { return note("committed") }
+                }
+            }
+        }
+
+        var summary: String {
+            marks.withLock { marks in
+                marks.sorted { $0.1 < $1.1 }.map { "\($0.0) \(Int(ContainerBenchmark.milliseconds($0.1 - start))) ms" }
+                    .joined(separator: ", ")
+            }
+        }
     }
 
     /// Numbers each open, so every page URL (and API URL) is new to every cache.
