@@ -39,7 +39,11 @@ public final class FirstScreenPrefetcher: Sendable {
     ///   - declarations: what the pages declare; checked now against `policy`, and each request again once filled.
     ///   - policy: the limits declarations are held to.
     ///   - jar: the pages' cookie jar (the container's); nil sends no cookies.
-    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: URLSession.
+    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: URLSession,
+    ///     sending to the site's development server when it has one. A network of the host's own sends where its
+    ///     requests name (the site's origin) unless it maps them itself, as ``PackageServing/network`` does: give
+    ///     it the same mapping as the pages' network (`URLSessionNetworkFetcher(cookies:sendingTo:)` takes
+    ///     `site.developmentOrigin`), or prefetches and the page's own requests reach different servers.
     ///   - values: the values templates name besides `path` and `query.NAME` (the user, the locale…), read each
     ///     time a page opens.
     public convenience init(
