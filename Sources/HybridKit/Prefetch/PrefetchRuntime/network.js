@@ -207,7 +207,8 @@ const answering = function fetch(input, init) {
       resolve(apply(originalFetch, self, args));
     };
     // An abort while native code is asked rejects at once, as the engine's fetch would; the answer is dropped.
-    listen(signal, 'abort', network, { once: true });
+    // The options have no prototype: a page's `Object.prototype.signal` or `once` getter is never read here.
+    listen(signal, 'abort', network, { __proto__: null, once: true });
     (async () => {
       let answered = null;
       try {
