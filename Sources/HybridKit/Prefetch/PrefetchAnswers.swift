@@ -93,10 +93,9 @@ final class PrefetchAnswers: Sendable {
         prefetcher.metrics.count(.hit)
         noteUsed(entry.plan, on: page)
         prefetcher.metrics.recordSaved(min(ContinuousClock.now, entry.finishedAt ?? .now) - entry.started)
-        let (seconds, attoseconds) = prefetcher.policy.claimWait.components
-        DispatchQueue.global().asyncAfter(
-            deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-        ) { _ = entry.abandonIfHeadless() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + prefetcher.policy.claimWait.dispatchInterval) {
+            _ = entry.abandonIfHeadless()
+        }
         return entry
     }
 

@@ -117,10 +117,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
         collector.attach(entry)
         // A reply is sent once, so the page waits for the whole response: one whose head came within the claim
         // wait but whose body drips is given up at the claim wait too (the page fetches itself), as one with no head.
-        let (seconds, attoseconds) = prefetcher.policy.claimWait.components
-        DispatchQueue.global().asyncAfter(
-            deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-        ) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + prefetcher.policy.claimWait.dispatchInterval) {
             collector.give(up: "not whole within PrefetchPolicy.claimWait (\(prefetcher.policy.claimWait))")
         }
     }

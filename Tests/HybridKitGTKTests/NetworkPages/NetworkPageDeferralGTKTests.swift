@@ -35,15 +35,7 @@ import Testing
         container.loadHTML("<title>html</title>", baseURL: try other(fixture, "n=html"))
         let last = try other(fixture, "n=2")
         try container.load(last)
-        var named: [String] = []
-        for await event in events {
-            switch event {
-            case .started(let url), .committed(let url), .finished(let url): named.append(url?.absoluteString ?? "nil")
-            case .failed(let failure): named.append("failed \(failure.kind) \(failure.url?.absoluteString ?? "nil")")
-            default: continue
-            }
-            if case .finished = event { break }
-        }
+        let named = await NetworkPageFixture.named(events)
         #expect(named == Array(repeating: last.absoluteString, count: 3), "\(named)")
         #expect(try await container.engine.evaluateJavaScript("document.title") == "\"other\"")
         #expect(fixture.otherLog.lines.withLock { $0 } == ["GET /page?n=2"])

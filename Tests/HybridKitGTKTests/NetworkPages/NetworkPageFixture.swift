@@ -280,6 +280,22 @@ final class NetworkPageFixture: Sendable {
         var engineHistory: Int?
     }
 
+    /// The page URL each load event names (a failure as `failed KIND URL`), up to the first finish or the first
+    /// failure that is not a cancellation.
+    static func named(_ events: AsyncStream<PageLoadEvent>) async -> [String] {
+        var named: [String] = []
+        for await event in events {
+            switch event {
+            case .started(let url), .committed(let url), .finished(let url): named.append(url?.absoluteString ?? "nil")
+            case .failed(let failure): named.append("failed \(failure.kind) \(failure.url?.absoluteString ?? "nil")")
+            default: continue
+            }
+            if case .finished = event { break }
+            if case .failed(let failure) = event, failure.kind != .cancelled { break }
+        }
+        return named
+    }
+
     func requests(_ prefix: String) -> [String] { log.lines.withLock { $0.filter { $0.hasPrefix(prefix) } } }
     var natives: [String] { nativeFetches.lines.withLock { $0 } }
 

@@ -245,16 +245,7 @@ import Testing
             ? try fixture.url("/page?after=\(delay)")
             : try #require(URL(string: fixture.other.origin + "/page?after=\(delay)"))
         try container.load(other)
-        var named: [String] = []
-        for await event in events {
-            switch event {
-            case .started(let url), .committed(let url), .finished(let url): named.append(url?.absoluteString ?? "nil")
-            case .failed(let failure): named.append("failed \(failure.kind) \(failure.url?.absoluteString ?? "nil")")
-            default: continue
-            }
-            if case .finished = event { break }
-            if case .failed(let failure) = event, failure.kind != .cancelled { break }
-        }
+        let named = await NetworkPageFixture.named(events)
         #expect(named == Array(repeating: other.absoluteString, count: 3), "\(delay) ms: \(named)")
         let title = try await container.engine.evaluateJavaScript("document.title")
         #expect(title == (networkPage ? "\"page ran\"" : "\"other\""))

@@ -86,26 +86,24 @@ final class NetworkPrefetchFixture: Sendable {
                 if log.note("GET /api/slow?") == 1 { try await Task.sleep(for: .seconds(8)) }
                 return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "slow answer")))
             }
-            for path in ["page", "slow"] {
-                router.get(RouterPath(stringLiteral: path)) { request, _ in
-                    log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
-                    return Response(
-                        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: Self.page)))
+            let documents = [
+                (["page", "slow"], Self.page),
+                (["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved"], Self.hostile),
+            ]
+            for (paths, document) in documents {
+                for path in paths {
+                    router.get(RouterPath(stringLiteral: path)) { request, _ in
+                        log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
+                        return Response(
+                            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: document)))
+                    }
                 }
             }
             router.get("frame") { _, _ in
                 Response(
                     status: .ok, headers: [.contentType: "text/html"],
                     body: .init(byteBuffer: ByteBuffer(string: Self.frame)))
-            }
-            for path in ["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved"] {
-                router.get(RouterPath(stringLiteral: path)) { request, _ in
-                    log.note("GET \(request.uri.path)?\(request.uri.query ?? "")")
-                    return Response(
-                        status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: Self.hostile)))
-                }
             }
             // The first call (the prefetch) sends its head at once, then drips its body for 5 s; later ones answer
             // at once.
