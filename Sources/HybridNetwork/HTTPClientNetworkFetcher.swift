@@ -115,7 +115,9 @@ private struct FetchExchange: Sendable {
             let status = Int(response.status.code)
             store(response.headers["set-cookie"], from: hop.url)
             guard followsRedirects, RedirectRule.redirectStatuses.contains(status) else {
-                return try await deliver(response, redirects: redirects, url: hop.url, bodyResends: bodyResends, sink)
+                return try await deliver(
+                    response, redirects: redirects, url: hop.url, bodyResends: bodyResends,
+                    crossedOrigins: hop.crossedOrigins, sink)
             }
             guard let location = response.headers.first(name: "location") else {
                 throw FetchFailure(description: "\(hop.url.absoluteString) answered \(status) without a Location")
@@ -163,7 +165,8 @@ private struct FetchExchange: Sendable {
     /// de-chunked bodies: the encoding and encoded length would lie) and the cookies (the handler has them; page
     /// script must not read them from headers). Repeated fields are joined with ", ".
     private func deliver(
-        _ response: HTTPClientResponse, redirects: Int, url: URL, bodyResends: Int, _ sink: FetchEventSink
+        _ response: HTTPClientResponse, redirects: Int, url: URL, bodyResends: Int, crossedOrigins: Bool,
+        _ sink: FetchEventSink
     ) async throws(FetchFailure) {
         let decoded = Self.isDecodedByClient(response.headers)
         var headers: [String: String] = [:]
@@ -184,7 +187,10 @@ private struct FetchExchange: Sendable {
         }
         let length = decoded ? nil : response.headers.first(name: "content-length").flatMap(Int.init)
         var head = SchemeResponse(statusCode: Int(response.status.code), headers: headers, expectedLength: length)
-        if redirects > 0 { head.redirection = SchemeResponse.Redirection(url: url, bodyResends: bodyResends) }
+        if redirects > 0 {
+            head.redirection = SchemeResponse.Redirection(
+                url: url, bodyResends: bodyResends, crossedOrigins: crossedOrigins)
+        }
         sink.send(.response(head))
         do {
             for try await buffer in response.body {

@@ -45,10 +45,15 @@ public struct SchemeResponse: Sendable, Equatable {
         public var url: URL
         /// How many hops re-sent the request body (307 and 308 keep it; engines report upload progress for each).
         public var bodyResends: Int
+        /// Whether a hop on the way was on another origin than the request's, even if the last one is back on it.
+        /// An engine's own `fetch` would then have dropped credentials and tainted the answer
+        /// (``RedirectHop/crossedOrigins``).
+        public var crossedOrigins: Bool
 
-        public init(url: URL, bodyResends: Int = 0) {
+        public init(url: URL, bodyResends: Int = 0, crossedOrigins: Bool = false) {
             self.url = url
             self.bodyResends = bodyResends
+            self.crossedOrigins = crossedOrigins
         }
     }
 

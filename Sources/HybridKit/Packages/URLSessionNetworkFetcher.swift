@@ -106,7 +106,8 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
     func redirection(to url: URL?) -> SchemeResponse.Redirection? {
         state.withLock { state in
             guard state.redirects > 0 else { return nil }
-            return SchemeResponse.Redirection(url: url ?? state.hop.url, bodyResends: state.bodyResends)
+            return SchemeResponse.Redirection(
+                url: url ?? state.hop.url, bodyResends: state.bodyResends, crossedOrigins: state.hop.crossedOrigins)
         }
     }
 

@@ -209,6 +209,11 @@ public final class FirstScreenPrefetcher: Sendable {
         let key = Self.markKey(page)
         let fetch = network.fetch(plan.request, followRedirects: true) { [weak self, entry] event in
             entry.receive(event)
+            if case .response(let head) = event, let redirection = head.redirection, redirection.crossedOrigins {
+                self?.logger.notice(
+                    "prefetch not answered: a redirect took it through another origin, where the engine's own fetch would have sent other cookies; the page fetches it itself. Declare the URL the redirects end at to prefetch it",
+                    metadata: ["url": "\(plan.url.absoluteString)", "final": "\(redirection.url.absoluteString)"])
+            }
             switch event {
             case .finished, .failed:
                 self?.noteDone(key)

@@ -83,10 +83,22 @@ final class PrefetchEntry: Sendable {
 
     /// An event from the prefetch's network.
     func receive(_ event: NetworkFetchEvent) {
-        enum Action { case none, drain, fallback(@Sendable (Fallback) -> Void), drop }
+        enum Action {
+            case none, drain, drop
+            case fallback(@Sendable (Fallback) -> Void, cancel: Bool)
+        }
         let action = state.withLock { state -> Action in
             guard state.phase == .running else { return .none }
             switch event {
+            case .response(let head) where head.redirection?.crossedOrigins == true:
+                // The engine's own fetch would have dropped the cookies past the other origin and tainted the
+                // answer: what was fetched here is not what the page could have got, so it never answers.
+                state.phase = .dropped
+                state.buffered = []
+                guard let fallback = state.fallback else { return .drop }
+                state.consumer = nil
+                state.fallback = nil
+                return .fallback(fallback, cancel: true)
             case .response: state.headArrived = true
             case .data(let data):
                 state.bytes += data.count
@@ -105,7 +117,7 @@ final class PrefetchEntry: Sendable {
                 if !state.handedHead, let fallback = state.fallback {
                     state.consumer = nil
                     state.fallback = nil
-                    return .fallback(fallback)
+                    return .fallback(fallback, cancel: false)
                 }
             }
             state.buffered.append(event)
@@ -114,7 +126,9 @@ final class PrefetchEntry: Sendable {
         switch action {
         case .none: break
         case .drain: drain()
-        case .fallback(let fallback): fallback(.failed)
+        case .fallback(let fallback, let cancel):
+            fallback(.failed)
+            if cancel { cancelNetwork() }
         case .drop: cancelNetwork()
         }
     }
@@ -220,6 +234,9 @@ private struct DeferringCookies: HTTPCookieHandling {
     let jar: any HTTPCookieHandling
 
     func cookieHeader(for url: URL, firstParty: URL?, method: String, includeHTTPOnly: Bool) -> String? {
+        // A redirect to another origin ends the prefetch unanswered (``PrefetchEntry/receive(_:)``); until it
+        // does, that origin gets no cookies, as from a `fetch` whose credentials stay on its own origin.
+        guard Self.sameOrigin(url, entry.plan.url) else { return nil }
         let header = jar.cookieHeader(
             for: url, firstParty: firstParty, method: method, includeHTTPOnly: includeHTTPOnly)
         if url == entry.plan.url { entry.noteSentCookies(header) }
@@ -227,7 +244,14 @@ private struct DeferringCookies: HTTPCookieHandling {
     }
 
     func storeSetCookies(_ values: [String], from url: URL, firstParty: URL?) {
-        guard !values.isEmpty else { return }
+        guard !values.isEmpty, Self.sameOrigin(url, entry.plan.url) else { return }
         entry.keepCookies(values, from: url)
+    }
+
+    /// Web origins where both have one; for the container's own scheme, scheme, host and port.
+    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        if let left = WebOrigin(a), let right = WebOrigin(b) { return left == right }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && a.port == b.port
     }
 }

@@ -33,6 +33,7 @@ final class NetworkPrefetchFixture: Sendable {
         PagePrefetch(page: "/hostile-drip", requests: [PrefetchRequest(url: "/api/drip")]),
         PagePrefetch(page: "/hostile-lang", requests: [PrefetchRequest(url: "/api/lang")]),
         PagePrefetch(page: "/hostile-moved", requests: [PrefetchRequest(url: "/api/moved")]),
+        PagePrefetch(page: "/hostile-detour", requests: [PrefetchRequest(url: "/api/detour")]),
     ])
 
     @GTKActor init() async throws {
@@ -54,7 +55,12 @@ final class NetworkPrefetchFixture: Sendable {
             router.get("api/feed") { _, _ in
                 Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "other origin's feed")))
             }
+            // Sends a redirect chain back where its query says.
+            router.get("bounce") { request, _ in
+                Response(status: .found, headers: [.location: request.uri.queryParameters.get("to") ?? "/"])
+            }
         }
+        let otherOrigin = other.origin
         server = try await LoopbackServer.start(serving: URL.temporaryDirectory.appending(path: "none")) { router in
             let feed: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
                 log.note("\(request.method) \(request.uri.path)?\(request.uri.query ?? "")")
@@ -88,7 +94,7 @@ final class NetworkPrefetchFixture: Sendable {
             }
             let documents = [
                 (["page", "slow"], Self.page),
-                (["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved"], Self.hostile),
+                (["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved", "hostile-detour"], Self.hostile),
             ]
             for (paths, document) in documents {
                 for path in paths {
@@ -118,6 +124,14 @@ final class NetworkPrefetchFixture: Sendable {
                         }
                         try await writer.finish(nil)
                     })
+            }
+            // Through the other origin and back to the feed: the engine's fetch then needs CORS for the feed.
+            router.get("api/detour") { request, _ in
+                log.note("GET /api/detour?")
+                let back = "http://\(request.head.authority ?? "127.0.0.1")/api/feed?user=d"
+                let to = back.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? back
+                return Response(
+                    status: .found, headers: [.location: "\(otherOrigin)/bounce?to=\(to)", .cacheControl: "no-store"])
             }
             // A same-origin redirect to the feed.
             router.get("api/moved") { _, _ in
@@ -397,6 +411,14 @@ final class NetworkPrefetchFixture: Sendable {
               const response = await fetch('/api/moved', { redirect });
               return { status: response.status, url: response.url, redirected: response.redirected, type: response.type,
                 body: await response.text() };
+            } catch (error) {
+              return { error: error.name };
+            }
+          }
+          if (mode === 'detour') {
+            try {
+              const response = await fetch('/api/detour');
+              return { status: response.status, url: response.url, type: response.type, body: await response.text() };
             } catch (error) {
               return { error: error.name };
             }

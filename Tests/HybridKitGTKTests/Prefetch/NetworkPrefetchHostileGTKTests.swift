@@ -164,6 +164,21 @@ import Testing
         #expect(fixture.requests("GET /api/moved").count == 8)
     }
 
+    /// Through another origin and back, the engine's own fetch stops at the other origin's redirect (it allows no
+    /// CORS): a prefetch that followed the same chain to the feed must not answer the page with the feed.
+    @Test @GTKActor func aPrefetchRedirectedThroughAnotherOriginIsNeverTheAnswer() async throws {
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        let (with, without) = try await Self.both(fixture, "/hostile-detour?mode=detour")
+        #expect(with == without)
+        #expect(try Self.got(with).error == "TypeError", "\(with)")
+        // Only prefetches reach the feed (the container may prefetch twice: at the load and as navigation
+        // starts); the page's own fetch went to the server both times, with prefetch and without.
+        let prefetches = fixture.requests("GET /api/feed").count
+        #expect(prefetches >= 1)
+        #expect(fixture.requests("GET /api/detour").count == prefetches + 2)
+    }
+
     @Test @GTKActor func aContainerClosedWhileThePageWaitsAnswersNothingAndNothingBreaks() async throws {
         let fixture = try await NetworkPrefetchFixture()
         defer { fixture.close() }
