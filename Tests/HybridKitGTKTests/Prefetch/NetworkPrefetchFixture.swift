@@ -94,7 +94,10 @@ final class NetworkPrefetchFixture: Sendable {
             }
             let documents = [
                 (["page", "slow"], Self.page),
-                (["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved", "hostile-detour"], Self.hostile),
+                (
+                    ["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved", "hostile-detour"],
+                    Self.hostile
+                ),
             ]
             for (paths, document) in documents {
                 for path in paths {
