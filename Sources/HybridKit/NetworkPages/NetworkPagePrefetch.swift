@@ -143,7 +143,7 @@ actor NetworkPageHandOver {
         prefetcher.logger.warning(
             "the view's blank start page did not end within the network page's wait: loading the page anyway",
             metadata: ["url": "\(url?.absoluteString ?? "?")", "wait": "\(wait)"])
-        page.endWarmUp()
+        page.stopWaitingForWarmUp()
     }
 
     /// True once the blank start page ended; false when `deadline` came first.

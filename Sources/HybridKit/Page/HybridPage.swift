@@ -67,22 +67,31 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func didStartNavigation(to url: URL?) {
         if warmingUp { return }
+        blankMayStillEnd = false
         delegate?.didStartNavigation(to: url)
     }
 
     public func didCommitNavigation(to url: URL?) {
         bridge.assumeIsolated { $0.pageDidNavigate() }
-        if warmingUp { return }
+        if warmingUp || blankMayStillEnd { return }
         delegate?.didCommitNavigation(to: url)
     }
 
     public func didFinishNavigation(to url: URL?) {
         if warmingUp { return endWarmUp() }
+        if blankMayStillEnd {
+            blankMayStillEnd = false
+            return
+        }
         delegate?.didFinishNavigation(to: url)
     }
 
     public func didFailNavigation(to url: URL?, error: String) {
         if warmingUp { return endWarmUp() }
+        if blankMayStillEnd {
+            blankMayStillEnd = false
+            return
+        }
         logFailedLoad(url, error)
         delegate?.didFailNavigation(to: url, error: error)
     }
@@ -95,6 +104,11 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     /// ever taken for the other's (WebKitGTK names an event by the view's URI at the time, which a later load
     /// changes).
     private var warmUpWaiters: [@Sendable () -> Void]?
+    /// Set by ``stopWaitingForWarmUp()``: the blank document had not ended when the page's load went ahead, so a
+    /// commit, finish or failure before that load's start is the blank document's, named with the page's URL (the
+    /// view's URI by then), and must not reach ``delegate`` (a host waiting for its page would take the blank
+    /// document's end for it).
+    private var blankMayStillEnd = false
 
     var warmingUp: Bool { warmUpWaiters != nil }
 
@@ -117,6 +131,14 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
         let waiters = warmUpWaiters ?? []
         warmUpWaiters = nil
         for waiter in waiters { waiter() }
+    }
+
+    /// The page's load stops waiting for a blank document that is still loading (it took too long): as
+    /// ``endWarmUp()``, but that document's own end, if it still comes before the page's load starts, stays hidden.
+    func stopWaitingForWarmUp() {
+        guard warmingUp else { return }
+        blankMayStillEnd = true
+        endWarmUp()
     }
 
     /// One per page (not per type): a logger takes its handler when it is made, and the host may set up logging

@@ -75,17 +75,18 @@ final class PrefetchAnswers: Sendable {
     /// The one claim path of both answering routes: the package handler's network (``PrefetchAnsweringFetcher``) and
     /// network pages' script messages (``PrefetchMessageAnswers``). `exactHeaders`: the request's headers are only
     /// those the page set (a network page's `Request`), and must be the declared ones, no more (see
-    /// ``plan(_:answers:credentials:exactHeaders:)``).
+    /// ``plan(_:answers:credentials:exactHeaders:)``). `cookiesWhenWhole`: the caller answers only with the whole
+    /// response (see ``PrefetchEntry/claim(consumer:fallback:cookiesWhenWhole:)``).
     func claim(
         _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL, exactHeaders: Bool = false,
-        events: @escaping @Sendable (NetworkFetchEvent) -> Void,
+        cookiesWhenWhole: Bool = false, events: @escaping @Sendable (NetworkFetchEvent) -> Void,
         fallback: @escaping @Sendable (PrefetchEntry.Fallback) -> Void
     ) -> PrefetchEntry? {
         guard
             let entry = prefetcher.take(
                 page: page,
                 where: { Self.plan($0, answers: request, credentials: credentials, exactHeaders: exactHeaders) }),
-            entry.claim(consumer: events, fallback: fallback)
+            entry.claim(consumer: events, fallback: fallback, cookiesWhenWhole: cookiesWhenWhole)
         else {
             prefetcher.metrics.count(.miss)
             return nil

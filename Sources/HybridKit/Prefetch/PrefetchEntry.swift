@@ -28,6 +28,8 @@ final class PrefetchEntry: Sendable {
         var fallback: (@Sendable (Fallback) -> Void)?
         var handedHead = false
         var delivering = false
+        /// The consumer takes the response only once it is whole: the kept cookies reach the jar with its end.
+        var cookiesWhenWhole = false
     }
 
     let plan: PlannedPrefetch
@@ -135,14 +137,18 @@ final class PrefetchEntry: Sendable {
 
     /// Hands the response to `consumer`, streaming what is still to come; `fallback` is called instead if the
     /// prefetch fails, is dropped or is too slow before its head reached the page. False when it cannot answer.
+    /// `cookiesWhenWhole`: the consumer hands the page nothing before the end (and may still give up after the
+    /// head), so the response's `Set-Cookie` reaches the jar only with its end, not with its head.
     func claim(
-        consumer: @escaping @Sendable (NetworkFetchEvent) -> Void, fallback: @escaping @Sendable (Fallback) -> Void
+        consumer: @escaping @Sendable (NetworkFetchEvent) -> Void, fallback: @escaping @Sendable (Fallback) -> Void,
+        cookiesWhenWhole: Bool = false
     ) -> Bool {
         let claimed = state.withLock { state -> Bool in
             guard state.consumer == nil, state.fallback == nil, state.phase == .running || state.phase == .finished
             else { return false }
             state.consumer = consumer
             state.fallback = fallback
+            state.cookiesWhenWhole = cookiesWhenWhole
             return true
         }
         if claimed { drain() }
@@ -212,8 +218,12 @@ final class PrefetchEntry: Sendable {
                 if case .response = event {
                     state.handedHead = true
                     state.fallback = nil
+                }
+                switch event {
+                case .response where !state.cookiesWhenWhole, .finished where state.cookiesWhenWhole:
                     cookies = state.pendingCookies
                     state.pendingCookies = []
+                case .response, .data, .finished, .failed: break
                 }
                 switch event {
                 case .finished, .failed: state.consumer = nil

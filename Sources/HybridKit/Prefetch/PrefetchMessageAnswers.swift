@@ -109,7 +109,8 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             Task { await courier.deliver(outcome, changes: changes, page: page, url: request.url, to: reply) }
         }
         let entry = answers.claim(
-            request, credentials: credentials, page: page, exactHeaders: true, events: { collector.receive($0) },
+            request, credentials: credentials, page: page, exactHeaders: true, cookiesWhenWhole: true,
+            events: { collector.receive($0) },
             fallback: { why in collector.give(up: "\(why)") })
         guard let entry else {
             return await courier.settle(reply, json: Self.miss(more: !prefetcher.pending(for: page).isEmpty))

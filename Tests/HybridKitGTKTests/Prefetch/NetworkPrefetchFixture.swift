@@ -114,12 +114,14 @@ final class NetworkPrefetchFixture: Sendable {
                     status: .ok, headers: [.contentType: "text/html"],
                     body: .init(byteBuffer: ByteBuffer(string: Self.frame)))
             }
-            // The first call (the prefetch) sends its head at once, then drips its body for 5 s; later ones answer
-            // at once.
+            // The first call (the prefetch) sends its head (with a cookie) at once, then drips its body for 5 s;
+            // later ones answer at once, without it.
             router.get("api/drip") { request, _ in
                 let first = log.note("GET /api/drip?") == 1
+                var fields: HTTPFields = [.contentType: "text/plain", .cacheControl: "no-store"]
+                if first { fields.append(HTTPFields.Element(name: .setCookie, value: "np_dripped=1; Path=/")) }
                 return Response(
-                    status: .ok, headers: [.contentType: "text/plain", .cacheControl: "no-store"],
+                    status: .ok, headers: fields,
                     body: ResponseBody { writer in
                         for index in 0..<10 {
                             if first { try await Task.sleep(for: .milliseconds(500)) }

@@ -110,6 +110,9 @@ import Testing
         let report = try JSONDecoder().decode(Report.self, from: Data(text.utf8))
         #expect(report.body == "d0d1d2d3d4d5d6d7d8d9", "\(text)")
         #expect(report.ms < 3000, "the page waited for the whole dripping prefetch: \(text)")
+        // The page never got the dripping response, so its cookie never reached the jar.
+        #expect(fixture.requests("GET /api/drip").count >= 2)
+        #expect(!fixture.jar.allCookies().contains { $0.name == "np_dripped" })
     }
 
     @Test @GTKActor func concurrentAsksGetOneAnswerAndTheRestGoToTheServer() async throws {

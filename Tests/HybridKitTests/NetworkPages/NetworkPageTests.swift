@@ -273,6 +273,30 @@ import Testing
         #expect(try await tapped.loaded() == ["simulated https://news.example/b"])
     }
 
+    /// A blank start page that outlasts the wait may still end after the page's load went ahead, and WebKitGTK
+    /// names that end with the view's URI by then, the page's: it is not the page's end (a host waiting for the
+    /// page would take it for the page's and read a blank document). The page's own events pass as ever.
+    @Test func aBlankStartThatEndsPastTheWaitIsNotThePagesEnd() async throws {
+        let rig = try Rig(policy: NetworkPagePolicy(maximumWait: .milliseconds(20)))
+        rig.engine.startsWebProcess = true
+        let events = rig.container.loadEvents()
+        let page = try Self.url("https://news.example/a")
+        try rig.container.load(page)
+        try rig.network.answer(0)
+        for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(rig.engine.loadLog == ["start process", "simulated https://news.example/a"])
+        let delegate = try #require(rig.engine.navigationDelegate)
+        delegate.didCommitNavigation(to: page)
+        delegate.didFinishNavigation(to: page)
+        delegate.didStartNavigation(to: page)
+        delegate.didCommitNavigation(to: page)
+        delegate.didFinishNavigation(to: page)
+        rig.container.close()
+        var seen: [PageLoadEvent] = []
+        for await event in events { seen.append(event) }
+        #expect(seen == [.started(page), .committed(page), .finished(page)])
+    }
+
     @Test func requestsThatAreNotPlainDocumentGETsLoadAsTheyAre() throws {
         let rig = try Rig()
         try rig.container.load(
