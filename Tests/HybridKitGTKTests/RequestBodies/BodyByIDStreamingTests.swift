@@ -75,18 +75,27 @@ import Testing
         try await waitUntil(timeout: .seconds(10)) { handler.store.count == 0 && handler.attachedCount == 0 }
     }
 
-    @Test @GTKActor func anAbortMidUploadFreesTheStore() async throws {
+    /// `hostileSignal`: the page first makes every object read as having an aborted `signal` (a getter on
+    /// `Object.prototype`), which an options bag the hooks pass to `addEventListener` would inherit: the hooks'
+    /// abort listener would then never be added, and the upload would go on after the page's abort.
+    @Test(arguments: [false, true]) @GTKActor func anAbortMidUploadFreesTheStore(hostileSignal: Bool) async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }
         try await lab.load(lab.pageURL(.bodyByID))
         _ = try await lab.run(Self.held)
+        if hostileSignal {
+            _ = try await lab.run(
+                "(Object.defineProperty(Object.prototype, 'signal', { configurable: true, get() { return AbortSignal.abort(); } }), true)"
+            )
+        }
         let handler = lab.interception.handler
         _ = try await lab.run(
             "(window.__stop = new AbortController(), window.__result = window.__post('/echo', \(Self.size), window.__stop.signal), true)"
         )
         try await waitUntil(timeout: .seconds(10)) { handler.attachedCount == 1 && handler.store.count == 1 }
         _ = try await lab.run("(window.__stop.abort(), true)")
-        #expect(try await lab.run("window.__result") == #"{"rejected":"AbortError"}"#)
+        let result = try await lab.run("window.__result")
+        #expect(result == #"{"rejected":"AbortError"}"#)
         try await waitUntil(timeout: .seconds(10)) { handler.store.count == 0 && handler.attachedCount == 0 }
         #expect(handler.store.reservedBytes == 0)
         _ = try await lab.run("(window.__open(), true)")

@@ -62,7 +62,7 @@ if (!('WebViewJavascriptBridge' in window)) {
   // After the document is parsed, so the elements a page's callback looks for exist, and never in the turn
   // of the page's own request.
   if (document.readyState === 'loading') {
-    document.addEventListener('DOMContentLoaded', () => setTimeout(inject, 0), { once: true });
+    document.addEventListener('DOMContentLoaded', () => setTimeout(inject, 0), { __proto__: null, once: true });
   } else {
     setTimeout(inject, 0);
   }

@@ -75,7 +75,7 @@ async function fetchHooked(input, init, plan, body, kind) {
       return new TypeError('HybridKit: ' + (error && error.message || error));
     };
     // The page's abort frees the body at once: the upload notices it only once its chunk reads are done.
-    signal.addEventListener('abort', () => discard(pending), { once: true });
+    signal.addEventListener('abort', () => discard(pending), { __proto__: null, once: true });
     let announce;
     const announced = new Promise((resolve) => { announce = resolve; });
     const whole = upload(blob, type, signal, () => {}, (id) => { pending = id; announce(id); });
@@ -95,7 +95,7 @@ async function fetchHooked(input, init, plan, body, kind) {
     const cut = new win.AbortController();
     const forward = () => cut.abort(signal.reason);
     if (signal.aborted) forward();
-    else signal.addEventListener('abort', forward, { once: true });
+    else signal.addEventListener('abort', forward, { __proto__: null, once: true });
     let answered = false;
     const sent = keyedFetch(url, bare(init, { signal: cut.signal }))
       .then((answer) => { answered = true; return answer; });

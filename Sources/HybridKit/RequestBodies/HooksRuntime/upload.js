@@ -64,7 +64,7 @@ async function upload(blob, type, signal, onProgress, onID) {
   const forward = () => stop.abort(signal.reason);
   if (signal) {
     if (signal.aborted) forward();
-    else signal.addEventListener('abort', forward, { once: true });
+    else signal.addEventListener('abort', forward, { __proto__: null, once: true });
   }
   const post = async (url, offset, end, headers) => {
     // Bytes the hooks own: `blob` may be the page's, with its methods replaced.
@@ -132,7 +132,7 @@ function sendOverChannel(blob, id, signal, onProgress) {
     P.setRequestHeader(xhr, BODY_HEADER, id);
     const abort = () => P.abort(xhr);
     if (P.aborted(signal)) return reject(signal.reason);
-    P.listen(signal, 'abort', abort, { once: true });
+    P.listen(signal, 'abort', abort, { __proto__: null, once: true });
     const size = P.blobSize(blob);
     P.listen(P.upload(xhr), 'progress', (event) => { if (event.loaded > 0) onProgress(event.loaded, size); });
     P.listen(xhr, 'loadend', () => {
