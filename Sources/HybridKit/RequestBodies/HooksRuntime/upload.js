@@ -27,7 +27,7 @@ async function serialize(body, kind) {
   }
   if (kind === 'formdata') return multipart(body);
   if (kind === 'other') body = String(body);
-  const request = new win.Request(pageURL, { method: 'POST', body });
+  const request = new win.Request(pageURL, { __proto__: null, method: 'POST', body });
   return { blob: await request.blob(), type: request.headers.get('Content-Type') };
 }
 

@@ -10,7 +10,7 @@ const xhrState = new WeakMap();
 
 function progress(target, type, loaded, total) {
   if (!target) return;
-  target.dispatchEvent(new win.ProgressEvent(type, { lengthComputable: total > 0, loaded, total }));
+  target.dispatchEvent(new win.ProgressEvent(type, { __proto__: null, lengthComputable: total > 0, loaded, total }));
 }
 
 function override(xhr, name, getter) {
