@@ -79,19 +79,13 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func didFinishNavigation(to url: URL?) {
         if warmingUp { return endWarmUp() }
-        if blankMayStillEnd {
-            blankMayStillEnd = false
-            return
-        }
+        if blankEnded() { return }
         delegate?.didFinishNavigation(to: url)
     }
 
     public func didFailNavigation(to url: URL?, error: String) {
         if warmingUp { return endWarmUp() }
-        if blankMayStillEnd {
-            blankMayStillEnd = false
-            return
-        }
+        if blankEnded() { return }
         logFailedLoad(url, error)
         delegate?.didFailNavigation(to: url, error: error)
     }
@@ -131,6 +125,12 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
         let waiters = warmUpWaiters ?? []
         warmUpWaiters = nil
         for waiter in waiters { waiter() }
+    }
+
+    /// Whether a finish or failure is the late blank document's end (hidden); the one after it is the page's.
+    private func blankEnded() -> Bool {
+        defer { blankMayStillEnd = false }
+        return blankMayStillEnd
     }
 
     /// The page's load stops waiting for a blank document that is still loading (it took too long): as

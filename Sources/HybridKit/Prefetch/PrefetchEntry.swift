@@ -214,22 +214,24 @@ final class PrefetchEntry: Sendable {
                     return nil
                 }
                 let event = state.buffered.removeFirst()
-                var cookies: [(values: [String], url: URL)] = []
-                if case .response = event {
+                // The kept cookies go with the head, or with the end for a consumer that takes the response whole.
+                let cookiesNow: Bool
+                switch event {
+                case .response:
                     state.handedHead = true
                     state.fallback = nil
+                    cookiesNow = !state.cookiesWhenWhole
+                case .finished:
+                    state.consumer = nil
+                    cookiesNow = state.cookiesWhenWhole
+                case .failed:
+                    state.consumer = nil
+                    cookiesNow = false
+                case .data: cookiesNow = false
                 }
-                switch event {
-                case .response where !state.cookiesWhenWhole, .finished where state.cookiesWhenWhole:
-                    cookies = state.pendingCookies
-                    state.pendingCookies = []
-                case .response, .data, .finished, .failed: break
-                }
-                switch event {
-                case .finished, .failed: state.consumer = nil
-                case .response, .data: break
-                }
-                return (event, consumer, cookies)
+                guard cookiesNow else { return (event, consumer, []) }
+                defer { state.pendingCookies = [] }
+                return (event, consumer, state.pendingCookies)
             }
             guard let (event, consumer, kept) = next else { return }
             for cookie in kept { cookies?.storeSetCookies(cookie.values, from: cookie.url, firstParty: nil) }
@@ -246,7 +248,7 @@ private struct DeferringCookies: HTTPCookieHandling {
     func cookieHeader(for url: URL, firstParty: URL?, method: String, includeHTTPOnly: Bool) -> String? {
         // A redirect to another origin ends the prefetch unanswered (``PrefetchEntry/receive(_:)``); until it
         // does, that origin gets no cookies, as from a `fetch` whose credentials stay on its own origin.
-        guard Self.sameOrigin(url, entry.plan.url) else { return nil }
+        guard onPlansOrigin(url) else { return nil }
         let header = jar.cookieHeader(
             for: url, firstParty: firstParty, method: method, includeHTTPOnly: includeHTTPOnly)
         if url == entry.plan.url { entry.noteSentCookies(header) }
@@ -254,14 +256,11 @@ private struct DeferringCookies: HTTPCookieHandling {
     }
 
     func storeSetCookies(_ values: [String], from url: URL, firstParty: URL?) {
-        guard !values.isEmpty, Self.sameOrigin(url, entry.plan.url) else { return }
+        guard !values.isEmpty, onPlansOrigin(url) else { return }
         entry.keepCookies(values, from: url)
     }
 
-    /// Web origins where both have one; for the container's own scheme, scheme, host and port.
-    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        if let left = WebOrigin(a), let right = WebOrigin(b) { return left == right }
-        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && a.port == b.port
-    }
+    /// The first hop (the plan's own URL, on the container's scheme too), or a later one on its web origin: a
+    /// redirect is followed only to http(s), so from a custom-scheme URL every redirect leaves the origin.
+    private func onPlansOrigin(_ url: URL) -> Bool { url == entry.plan.url || WebOrigin.same(url, entry.plan.url) }
 }
