@@ -122,15 +122,18 @@ final class NavigationRelay: NavigationDelegate, @unchecked Sendable {
         return backing.ask(fallback: fallback) { view, answer in view.decide(response, answer: answer) }
     }
 
-    func didStartNavigation(to url: URL?) { report(.started, history: false) }
+    // WebKit's `url` is the provisional URL by `didStartProvisionalNavigation` (the port names it; the engine's
+    // own URL may still be the document being left).
+    func didStartNavigation(to url: URL?) { report(.started, history: false, url: url) }
     func didCommitNavigation(to url: URL?) { report(.committed, history: true) }
     func didFinishNavigation(to url: URL?) { report(.finished, history: true) }
     func didFailNavigation(to url: URL?, error: String) { report(.failed(error), history: false) }
     func webProcessDidTerminate(reason: WebProcessTerminationReason) { report(.processTerminated, history: false) }
 
-    private func report(_ event: NavigationEvent, history: Bool) {
+    private func report(_ event: NavigationEvent, history: Bool, url: URL? = nil) {
         guard let backing else { return }
-        let state = backing.state(withHistory: history)
+        var state = backing.state(withHistory: history)
+        if let url { state.url = url }
         backing.toView { view in view.navigationEvent(event, state: state) }
         // WebKitGTK may report the title after the commit or load event (a document still loading has one
         // too), where WebKit would tell observers of `title`: read the state again after this turn and a few

@@ -94,10 +94,18 @@ extension GTKWebView {
     private func loadChanged(_ event: WebKitLoadEvent) {
         let failed = loadFailedSinceStart
         if event == WEBKIT_LOAD_STARTED || event == WEBKIT_LOAD_FINISHED { loadFailedSinceStart = false }
+        let uri = borrowGString(webkit_web_view_get_uri(webView))
+        let allowed = allowedMainFrameURL
+        if event == WEBKIT_LOAD_STARTED { allowedMainFrameURL = nil }
+        if event == WEBKIT_LOAD_COMMITTED { committedURI = uri }
         guard let delegate = currentDelegate else { return }
-        let url = borrowGString(webkit_web_view_get_uri(webView)).flatMap(URL.init(string:))
+        let url = uri.flatMap(URL.init(string:))
         switch event {
-        case WEBKIT_LOAD_STARTED: delegate.didStartNavigation(to: url)
+        case WEBKIT_LOAD_STARTED:
+            // A load the page started still shows the URI of the document it leaves (see `allowedMainFrameURL`);
+            // a load the host started (or a blank one) already shows its own.
+            let pageStarted = allowed != nil && committedURI != nil && uri == committedURI
+            delegate.didStartNavigation(to: pageStarted ? allowed : url)
         case WEBKIT_LOAD_COMMITTED: delegate.didCommitNavigation(to: url)
         case WEBKIT_LOAD_FINISHED where !failed: delegate.didFinishNavigation(to: url)
         default: break
@@ -122,7 +130,11 @@ extension GTKWebView {
                 opensNewWindow: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION,
                 isUserGesture: webkit_navigation_action_is_user_gesture(action) != 0,
                 isMainFrameKnown: type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION)
-            switch delegate.decidePolicy(for: navigation) {
+            let decision = delegate.decidePolicy(for: navigation)
+            if navigation.isMainFrame && !navigation.opensNewWindow {
+                allowedMainFrameURL = decision == .allow ? navigation.request.url : nil
+            }
+            switch decision {
             case .allow: webkit_policy_decision_use(policyDecision)
             case .cancel: webkit_policy_decision_ignore(policyDecision)
             }

@@ -60,6 +60,12 @@ public final class GTKWebView: @preconcurrency WebEngine {
     /// FINISHED (carrying the URI of whatever load replaced it), which the port must not report as a finish —
     /// WKWebView reports a failed navigation as failed only.
     var loadFailedSinceStart = false
+    /// The URL of the last main-frame navigation the delegate allowed, until its load starts, and the URI the
+    /// view showed at the last commit. WebKitGTK names a load the page started (a link, `location`, a form) with
+    /// the document it leaves when it emits STARTED (the view's URI changes only at the commit), where WKWebView
+    /// names the provisional URL: a STARTED whose URI is still the committed one takes the allowed URL instead.
+    var allowedMainFrameURL: URL?
+    var committedURI: String?
     let ui = GTKUIState()
     private lazy var cookies = GTKCookieStore(
         manager: webkit_web_context_get_cookie_manager(GTKWebContext.shared.context))

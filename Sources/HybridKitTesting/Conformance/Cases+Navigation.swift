@@ -32,6 +32,23 @@ extension EngineConformance {
             _ = try await rig.eval("document.getElementById('allowed').click(); true")
             try await rig.waitUntil("allowed.html to show") { try rig.engine().title == "allowed" }
         },
+        // WKWebView names a load the page starts with where it goes (its provisional URL); WebKitGTK's view still
+        // shows the document it leaves at that point. A feature keyed on the page being opened (prefetch, boot
+        // trials) must hear the target, never the page it leaves.
+        ConformanceCase("navigation.aLoadThePageStartsIsNamedWithWhereItGoes") { rig in
+            rig.page("links.html", linksPage)
+            rig.page("allowed.html", "<title>allowed</title>")
+            try await rig.load("links.html")
+            let links = try rig.url("links.html")
+            let allowed = try rig.url("allowed.html")
+            _ = try await rig.eval("document.getElementById('allowed').click(); true")
+            try await rig.waitUntil("allowed.html to show") { try rig.engine().title == "allowed" }
+            try await rig.waitUntil("allowed.html to finish") { rig.events.finished(at: allowed) == 1 }
+            let log = rig.events.log
+            try rig.expectEqual(
+                log.filter { $0.hasPrefix("start ") }, ["start \(links.absoluteString)", "start \(allowed.absoluteString)"],
+                "the loads' starts, in \(log)")
+        },
         ConformanceCase("navigation.responsePolicyCancels") { rig in
             rig.page("index.html", firstPage)
             rig.handler.serve(

@@ -34,6 +34,7 @@ final class NetworkPrefetchFixture: Sendable {
         PagePrefetch(page: "/hostile-lang", requests: [PrefetchRequest(url: "/api/lang")]),
         PagePrefetch(page: "/hostile-moved", requests: [PrefetchRequest(url: "/api/moved")]),
         PagePrefetch(page: "/hostile-detour", requests: [PrefetchRequest(url: "/api/detour")]),
+        PagePrefetch(page: "/hostile-late", requests: [PrefetchRequest(url: "/api/late")]),
     ])
 
     @GTKActor init() async throws {
@@ -55,6 +56,11 @@ final class NetworkPrefetchFixture: Sendable {
             router.get("api/feed") { _, _ in
                 Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "other origin's feed")))
             }
+            router.get("landing") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/html"],
+                    body: .init(byteBuffer: ByteBuffer(string: "<!doctype html><title>landing</title>")))
+            }
             // Sends a redirect chain back where its query says.
             router.get("bounce") { request, _ in
                 Response(status: .found, headers: [.location: request.uri.queryParameters.get("to") ?? "/"])
@@ -70,6 +76,8 @@ final class NetworkPrefetchFixture: Sendable {
                 fields.append(HTTPFields.Element(name: .setCookie, value: "np_hid=\(user); Path=/; HttpOnly"))
                 let client = request.headers.first { $0.name.canonicalName == "x-client" }?.value ?? "none"
                 if let name = HTTPFields.Element.Name("X-Feed") { fields[name] = "client=\(client)" }
+                // A dedicated worker's request names the worker's script as its referrer.
+                if request.headers[.referer]?.hasSuffix("/worker.js") == true { log.note("worker's \(request.method)") }
                 let cookies = NetworkPrefetchFixture.own(request.headers[.cookie])
                 let body = "{\"feed\":\"for \(user) \u{e9}\u{1F600}\",\"cookie\":\"\(cookies)\"}"
                 return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: body)))
@@ -95,7 +103,10 @@ final class NetworkPrefetchFixture: Sendable {
             let documents = [
                 (["page", "slow"], Self.page),
                 (
-                    ["hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved", "hostile-detour"],
+                    [
+                        "hostile", "hostile-slow", "hostile-drip", "hostile-lang", "hostile-moved", "hostile-detour",
+                        "hostile-late",
+                    ],
                     Self.hostile
                 ),
             ]
@@ -137,6 +148,20 @@ final class NetworkPrefetchFixture: Sendable {
                 let to = back.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? back
                 return Response(
                     status: .found, headers: [.location: "\(otherOrigin)/bounce?to=\(to)", .cacheControl: "no-store"])
+            }
+            // The first call (the prefetch) answers after 1 s, with a cookie; later ones at once, without it.
+            router.get("api/late") { request, _ in
+                var fields: HTTPFields = [.contentType: "text/plain", .cacheControl: "no-store"]
+                if log.note("GET /api/late?") == 1 {
+                    try await Task.sleep(for: .seconds(1))
+                    fields.append(HTTPFields.Element(name: .setCookie, value: "np_late=1; Path=/"))
+                }
+                return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: "late")))
+            }
+            router.get("worker.js") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/javascript"],
+                    body: .init(byteBuffer: ByteBuffer(string: Self.worker)))
             }
             // A same-origin redirect to the feed.
             router.get("api/moved") { _, _ in
@@ -192,7 +217,12 @@ final class NetworkPrefetchFixture: Sendable {
         return try await open(path, in: container)
     }
 
-    @GTKActor func open(_ path: String, in container: HybridContainer) async throws -> String {
+    /// Opens `path` in `container` as `open(_:with:)` does; `read` says what to return once the host's load is
+    /// done (by default what the page's script reported), while the engine's store still has the open's cookies.
+    @GTKActor func open(
+        _ path: String, in container: HybridContainer,
+        read: @GTKActor (HybridContainer) async throws -> String = { try await NetworkPrefetchFixture.result($0.engine) }
+    ) async throws -> String {
         let store = container.engine.cookieStore
         for cookie in try await store.cookies(for: nil) where cookie.name.hasPrefix("np_") {
             try await store.deleteCookie(cookie)
@@ -209,7 +239,7 @@ final class NetworkPrefetchFixture: Sendable {
         let result: String
         do {
             try await container.loadAndWait(try url(path))
-            result = try await Self.result(container.engine)
+            result = try await read(container)
         } catch {
             sync.stop()
             throw error
@@ -428,6 +458,22 @@ final class NetworkPrefetchFixture: Sendable {
               return { error: error.name };
             }
           }
+          if (mode === 'leave') {
+            // Asks for the prefetch still on its way, then goes to another origin before it comes.
+            fetch('/api/late').catch(() => {});
+            await new Promise((resolve) => setTimeout(resolve, 150));
+            location.href = new URLSearchParams(location.search).get('other') + '/landing';
+            return new Promise(() => {});
+          }
+          if (mode === 'worker') {
+            // A dedicated worker of the page's origin makes the page's declared request; then the page does.
+            const worker = new Worker('/worker.js');
+            const fromWorker = await new Promise((resolve) => {
+              worker.onmessage = (event) => resolve(event.data);
+              worker.onerror = (event) => resolve({ error: 'worker: ' + event.message });
+            });
+            return { worker: fromWorker, page: await outcome(fetch(...plain)) };
+          }
           if (mode === 'integrity' || mode === 'no-cors') {
             const init = mode === 'integrity' ? { integrity: 'sha256-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' } : { mode: 'no-cors' };
             return outcome(fetch(plain[0], { ...plain[1], ...init }));
@@ -443,6 +489,13 @@ final class NetworkPrefetchFixture: Sendable {
         }
         window.__result = run().then((result) => stringify(result), (error) => stringify({ error: String(error) }));
         </script>
+        """
+
+    /// A dedicated worker: makes the hostile page's declared request (no runtime in workers) and posts what it got.
+    static let worker = """
+        fetch('/api/feed?user=u1', { headers: { 'X-Client': 'news fr' } })
+          .then(async (response) => postMessage({ status: response.status, body: await response.text(), url: response.url }))
+          .catch((error) => postMessage({ error: error.name }));
         """
 
     /// A same-origin frame: makes the page's declared request (no runtime in frames: to the network), and posts to

@@ -199,6 +199,54 @@ import Testing
         #expect(try NetworkPrefetchGTKTests.described(text).status == 200)
     }
 
+    /// A worker gets no runtime and its requests no answer: the worker's request reaches the server.
+    @Test @GTKActor func aWorkersRequestIsNeverAnswered() async throws {
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        let text = try await fixture.open("/hostile?user=u1&mode=worker", with: try fixture.prefetcher())
+        struct Report: Codable {
+            var worker: Got
+            var page: Got
+        }
+        let report = try JSONDecoder().decode(Report.self, from: Data(text.utf8))
+        #expect(report.worker.status == 200 && report.worker.body?.contains("for u1") == true, "\(text)")
+        #expect(report.page.status == 200 && report.page.body?.contains("for u1") == true, "\(text)")
+        // The worker's request reached the server. Its answer set cookies, so the page's request, made with other
+        // cookies than the prefetch, went there too: the prefetch, the worker's, the page's.
+        #expect(fixture.requests("worker's GET").count == 1, "\(fixture.requests(""))")
+        #expect(fixture.requests("GET /api/feed").count == 3, "\(fixture.requests(""))")
+    }
+
+    /// A page that asked for a prefetch still on its way, then went to another origin, never gets the answer, and
+    /// so none of its cookie effects: the engine's own fetch would have been cancelled with its document.
+    @Test @GTKActor func aPageThatLeftBeforeItsAnswerCameGetsNoneOfItsCookies() async throws {
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        let prefetcher = try fixture.prefetcher(
+            policy: PrefetchPolicy(claimWait: .seconds(5), allowsPrivateAddresses: true))
+        let container = try fixture.container(prefetcher)
+        defer { container.close() }
+        let cookies = try await fixture.open("/hostile-late?mode=leave&other=\(fixture.other.origin)", in: container) {
+            container in
+            do {
+                try await waitUntil(timeout: .seconds(10)) { container.engine.url?.path == "/landing" }
+            } catch {
+                Issue.record("\(String(describing: container.engine.url)) \(fixture.requests(""))")
+                throw error
+            }
+            // The prefetch's answer comes 1 s after it was sent.
+            try await waitUntil(timeout: .seconds(10)) { !fixture.requests("GET /api/late").isEmpty }
+            try await Task.sleep(for: .seconds(2))
+            let names = try await container.engine.cookieStore.cookies(for: nil).map(\.name)
+            return names.filter { $0.hasPrefix("np_") }.sorted().joined(separator: " ")
+        }
+        #expect(!cookies.contains("np_late"), "\(cookies)")
+        #expect(!fixture.jar.allCookies().contains { $0.name == "np_late" })
+        // Only the prefetch reached the server: the page's ask took it.
+        #expect(fixture.requests("GET /api/late").count == 1, "\(fixture.requests(""))")
+        #expect(container.engine.url?.host == "127.0.0.2")
+    }
+
     @Test @GTKActor func cacheModesFragmentsAndAFakedWebKitReadAsWithout() async throws {
         let fixture = try await NetworkPrefetchFixture()
         defer { fixture.close() }
