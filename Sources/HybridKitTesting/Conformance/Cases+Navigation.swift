@@ -46,7 +46,8 @@ extension EngineConformance {
             try await rig.waitUntil("allowed.html to finish") { rig.events.finished(at: allowed) == 1 }
             let log = rig.events.log
             try rig.expectEqual(
-                log.filter { $0.hasPrefix("start ") }, ["start \(links.absoluteString)", "start \(allowed.absoluteString)"],
+                log.filter { $0.hasPrefix("start ") },
+                ["start \(links.absoluteString)", "start \(allowed.absoluteString)"],
                 "the loads' starts, in \(log)")
         },
         ConformanceCase("navigation.responsePolicyCancels") { rig in

@@ -221,7 +221,9 @@ final class NetworkPrefetchFixture: Sendable {
     /// done (by default what the page's script reported), while the engine's store still has the open's cookies.
     @GTKActor func open(
         _ path: String, in container: HybridContainer,
-        read: @GTKActor (HybridContainer) async throws -> String = { try await NetworkPrefetchFixture.result($0.engine) }
+        read: @GTKActor (HybridContainer) async throws -> String = {
+            try await NetworkPrefetchFixture.result($0.engine)
+        }
     ) async throws -> String {
         let store = container.engine.cookieStore
         for cookie in try await store.cookies(for: nil) where cookie.name.hasPrefix("np_") {
