@@ -38,9 +38,10 @@ public struct FirstScreenPrefetch: PageFeature {
                 "network pages' requests are never answered from prefetches in this view: the engine \(why)",
                 metadata: ["origin": "\(answers.prefetcher.pageOrigin)"])
         }
-        let messages = PrefetchMessageAnswers(answers: answers, engine: engine)
-        engine.addScriptMessageHandler(messages, name: PrefetchMessageAnswers.handlerName, replies: true)
-        return PrefetchSession(answers: answers, engine: engine, messages: messages)
+        engine.addScriptMessageHandler(
+            PrefetchMessageAnswers(answers: answers, engine: engine), name: PrefetchMessageAnswers.handlerName,
+            replies: true)
+        return PrefetchSession(answers: answers, engine: engine)
     }
 
     /// The network-page runtime (PrefetchRuntime/network.js after the shared HooksRuntime/response.js), one
@@ -104,19 +105,16 @@ private final class PrefetchSession: PageFeatureSession {
     let answers: PrefetchAnswers
     /// The engine a network-page handler was added to, to remove it at close.
     weak var engine: (any WebEngine)?
-    /// That handler (network pages only).
-    let messages: PrefetchMessageAnswers?
 
-    init(answers: PrefetchAnswers, engine: (any WebEngine)?, messages: PrefetchMessageAnswers? = nil) {
+    init(answers: PrefetchAnswers, engine: (any WebEngine)?) {
         self.answers = answers
         self.engine = engine
-        self.messages = messages
     }
 
     func mainFrameWillLoad(_ url: URL) { answers.pageWillOpen(url) }
 
     func mainFrameDidCommit(_ url: URL) {
-        messages?.mainFrameCommitted()
+        answers.mainFrameCommitted()
         answers.prefetcher.mark(url) { if $0.viewReady == nil { $0.viewReady = .now } }
     }
 

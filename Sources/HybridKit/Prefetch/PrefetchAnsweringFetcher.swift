@@ -34,7 +34,7 @@ struct PrefetchAnsweringFetcher: NetworkFetching {
         }
         let claim = PrefetchClaim(entry: nil)
         let entry = answers.claim(
-            request, credentials: credentials, page: page, events: events,
+            request, credentials: credentials, page: page, document: answers.document, events: events,
             fallback: { [base] why in
                 prefetcher.metrics.count(.fallback)
                 Logger(label: "hybrid.prefetch").notice(

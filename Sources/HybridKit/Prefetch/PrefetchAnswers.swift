@@ -14,6 +14,8 @@ final class PrefetchAnswers: Sendable {
     let token = UUID().uuidString
     private let page = Mutex<URL?>(nil)
     private let usedPlans = Mutex<[(page: URL, plan: PlannedPrefetch)]>([])
+    /// Which main-frame document this is (one more at each commit), and the claims still being handed to it.
+    private let documents = Mutex<(current: Int, claims: [PrefetchEntry])>((0, []))
 
     init(prefetcher: FirstScreenPrefetcher) { self.prefetcher = prefetcher }
 
@@ -56,6 +58,22 @@ final class PrefetchAnswers: Sendable {
         }
     }
 
+    /// The main frame's current document, as a number that changes at each commit.
+    var document: Int { documents.withLock { $0.current } }
+
+    /// The main frame committed another document: the claims still being handed to an earlier one are given up
+    /// (``PrefetchEntry/pageLeft()``), so a page that left gets nothing more, nor the answer's cookie effects.
+    /// WKWebView stops a package page's requests with their document (the claim is cancelled then too); WebKitGTK
+    /// says nothing to a scheme handler before the response head, and a network page's answer is a script reply.
+    func mainFrameCommitted() {
+        let gone = documents.withLock { documents in
+            documents.current += 1
+            defer { documents.claims = [] }
+            return documents.claims
+        }
+        for entry in gone { entry.pageLeft() }
+    }
+
     func close() {
         if let page = currentPage { prefetcher.discard(for: page) }
     }
@@ -67,7 +85,7 @@ final class PrefetchAnswers: Sendable {
         return PrefetchRequest.Credentials(rawValue: parts[1])
     }
 
-    /// Takes the prefetch `request` (made with `credentials` by the main frame of `page`) matches and hands its
+    /// Takes the prefetch `request` (made with `credentials` by the main frame of `page`, in its `document`) matches and hands its
     /// response to `events`, streaming what is still to come; `fallback` instead when it is given up before its head
     /// reached `events` (failed, dropped, or no head within ``PrefetchPolicy/claimWait``). Nil, counted as a miss,
     /// when none matches or it cannot answer any more: the caller sends the request to the network.
@@ -78,10 +96,16 @@ final class PrefetchAnswers: Sendable {
     /// ``plan(_:answers:credentials:exactHeaders:)``). `cookiesWhenWhole`: the caller answers only with the whole
     /// response (see ``PrefetchEntry/claim(consumer:fallback:cookiesWhenWhole:)``).
     func claim(
-        _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL, exactHeaders: Bool = false,
-        cookiesWhenWhole: Bool = false, events: @escaping @Sendable (NetworkFetchEvent) -> Void,
+        _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL, document: Int,
+        exactHeaders: Bool = false, cookiesWhenWhole: Bool = false,
+        events: @escaping @Sendable (NetworkFetchEvent) -> Void,
         fallback: @escaping @Sendable (PrefetchEntry.Fallback) -> Void
     ) -> PrefetchEntry? {
+        // Asked by a document that is gone already: a claim would set its cookies for nobody.
+        guard self.document == document else {
+            prefetcher.metrics.count(.miss)
+            return nil
+        }
         guard
             let entry = prefetcher.take(
                 page: page,
@@ -92,6 +116,14 @@ final class PrefetchAnswers: Sendable {
             return nil
         }
         prefetcher.metrics.count(.hit)
+        let current = documents.withLock { documents -> Bool in
+            documents.claims.removeAll { !$0.isBeingHandedOver }
+            guard documents.current == document else { return false }
+            documents.claims.append(entry)
+            return true
+        }
+        // The document left while the claim was made.
+        if !current { entry.pageLeft() }
         noteUsed(entry.plan, on: page)
         prefetcher.metrics.recordSaved(min(ContinuousClock.now, entry.finishedAt ?? .now) - entry.started)
         DispatchQueue.global().asyncAfter(deadline: .now() + prefetcher.policy.claimWait.dispatchInterval) {

@@ -183,6 +183,30 @@ final class PrefetchEntry: Sendable {
         return dropped
     }
 
+    /// The document that claimed it is gone (the main frame committed another). Unless its cookies reached the jar
+    /// already (with the head, or with the end for a consumer that takes it whole), nothing more is handed over:
+    /// the consumer gets a failure, the kept cookies are dropped and the network is cancelled, as the page's own
+    /// request would have been cancelled with its document. True when it was given up.
+    @discardableResult
+    func pageLeft() -> Bool {
+        let consumer = state.withLock { state -> (@Sendable (NetworkFetchEvent) -> Void)? in
+            guard let consumer = state.consumer, state.cookiesWhenWhole || !state.handedHead else { return nil }
+            state.consumer = nil
+            state.fallback = nil
+            state.phase = .dropped
+            state.buffered = []
+            state.pendingCookies = []
+            return consumer
+        }
+        guard let consumer else { return false }
+        cancelNetwork()
+        consumer(.failed("the page left before its answer came: the main frame committed another document"))
+        return true
+    }
+
+    /// Whether a page's claim may still take more of it (see ``pageLeft()``).
+    var isBeingHandedOver: Bool { state.withLock { $0.consumer != nil } }
+
     /// Cancels the network when the page's request is stopped.
     func cancelByPage() {
         state.withLock { state in

@@ -21,8 +21,6 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
     private let verifiesFrames: Bool
     private let logger = Logger(label: "hybrid.prefetch")
     private let refusalsLogged = Mutex<Set<PrefetchMessageRefusal>>([])
-    /// Which main-frame document this is (one more at each commit), and the answers on their way to it.
-    private let documents = Mutex<(current: Int, waiting: [PrefetchAnswerCollector])>((0, []))
 
     init(answers: PrefetchAnswers, engine: any WebEngine) {
         self.answers = answers
@@ -71,7 +69,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             }
             let jar = credentials == .omit ? nil : answers.prefetcher.jar
             let courier = courier
-            let document = documents.withLock { $0.current }
+            let document = answers.document
             Task {
                 // The page may have changed its cookies an instant ago (`document.cookie`, a response of its own):
                 // the engine's store has the change, the jar (kept in step by EngineCookieSync) maybe not yet, and
@@ -101,27 +99,11 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
         return asked
     }
 
-    /// The main frame committed another document. Answers still on their way to an earlier one are given up
-    /// (their prefetch cancelled): a page that left never gets them, nor their cookie effects, as its own `fetch`
-    /// would have been cancelled with its document.
-    func mainFrameCommitted() {
-        let gone = documents.withLock { documents in
-            documents.current += 1
-            defer { documents.waiting = [] }
-            return documents.waiting
-        }
-        for collector in gone { collector.give(up: "the page left: the main frame committed another document") }
-    }
-
     private func answer(
         _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL, document: Int,
         reply: any ScriptMessageReply
     ) async {
         let prefetcher = answers.prefetcher
-        // Claimed for a document that is gone already, the prefetch would set its cookies for nobody.
-        guard documents.withLock({ $0.current == document }) else {
-            return await courier.settle(reply, json: Self.miss(more: false))
-        }
         // Before the head hands the response's cookies to the jar: what changed goes to the engine's store.
         let changes = prefetcher.jar.map(JarChangesPush.init)
         let courier = courier
@@ -129,20 +111,14 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             Task { await courier.deliver(outcome, changes: changes, page: page, url: request.url, to: reply) }
         }
         let entry = answers.claim(
-            request, credentials: credentials, page: page, exactHeaders: true, cookiesWhenWhole: true,
+            request, credentials: credentials, page: page, document: document, exactHeaders: true,
+            cookiesWhenWhole: true,
             events: { collector.receive($0) },
             fallback: { why in collector.give(up: "\(why)") })
         guard let entry else {
             return await courier.settle(reply, json: Self.miss(more: !prefetcher.pending(for: page).isEmpty))
         }
         collector.attach(entry)
-        let current = documents.withLock { documents -> Bool in
-            documents.waiting.removeAll(where: \.isDone)
-            guard documents.current == document else { return false }
-            documents.waiting.append(collector)
-            return true
-        }
-        if !current { collector.give(up: "the page left: the main frame committed another document") }
         // A reply is sent once, so the page waits for the whole response: one whose head came within the claim
         // wait but whose body drips is given up at the claim wait too (the page fetches itself), as one with no head.
         DispatchQueue.global().asyncAfter(deadline: .now() + prefetcher.policy.claimWait.dispatchInterval) {
@@ -190,8 +166,6 @@ final class PrefetchAnswerCollector: Sendable {
         self.done = done
     }
 
-    var isDone: Bool { state.withLock { $0.done } }
-
     func attach(_ entry: PrefetchEntry) {
         let ended = state.withLock { state -> Bool in
             state.entry = entry
@@ -215,7 +189,7 @@ final class PrefetchAnswerCollector: Sendable {
             case .finished:
                 guard let head = state.head else { return .finish(.gaveUp("no response head")) }
                 return .finish(.whole(head, state.body))
-            case .failed(let why): return .finish(.gaveUp("failed after its head: \(why)"))
+            case .failed(let why): return .finish(.gaveUp("failed: \(why)"))
             }
             return .none
         }

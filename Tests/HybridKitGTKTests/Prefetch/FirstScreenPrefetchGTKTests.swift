@@ -106,6 +106,27 @@ import Testing
         #expect(fixture.requests("GET /api/feed").count == 2, "\(fixture.requests(""))")
     }
 
+    /// The page asks for a prefetch still on its way, then leaves for another document: its request is cancelled
+    /// with it, and the answer's cookies never reach the jar, as with the engine's own fetch.
+    @Test @GTKActor func aPageThatLeftBeforeItsAnswerCameGetsNoneOfItsCookies() async throws {
+        let fixture = try await PrefetchFixture()
+        defer { fixture.close() }
+        let container = try fixture.container(try fixture.prefetcher())
+        defer { container.close() }
+        let messages = try container.messages("result")
+        try container.load(try #require(URL(string: "https://shop.example/late.html?mode=leave")))
+        // The page it went to posts once its images and API GET are in.
+        var iterator = messages.makeAsyncIterator()
+        _ = try #require(await iterator.next())
+        #expect(container.engine.url?.path == "/cached.html")
+        try await waitUntil(timeout: .seconds(10)) { !fixture.requests("GET /api/late").isEmpty }
+        // The prefetch's answer came 1 s after it was sent.
+        try await Task.sleep(for: .seconds(2))
+        #expect(!fixture.jar.allCookies().contains { $0.name == "late" })
+        // Only the prefetch reached the server: the page's request took it, and leaving started no other.
+        #expect(fixture.requests("GET /api/late").count == 1, "\(fixture.requests(""))")
+    }
+
     @Test @GTKActor func aFailedPrefetchChangesNothingForThePage() async throws {
         let fixture = try await PrefetchFixture()
         defer { fixture.close() }

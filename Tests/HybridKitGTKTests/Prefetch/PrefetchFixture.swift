@@ -23,6 +23,7 @@ final class PrefetchFixture: Sendable {
             page: "/", requests: [PrefetchRequest(url: "/api/feed?user={user}", headers: ["X-Client": "shop {locale}"])]
         ),
         PagePrefetch(page: "/slow.html", requests: [PrefetchRequest(url: "/api/slow")]),
+        PagePrefetch(page: "/late.html", requests: [PrefetchRequest(url: "/api/late")]),
     ])
 
     @GTKActor init() async throws {
@@ -31,6 +32,7 @@ final class PrefetchFixture: Sendable {
         try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
         try Data(Self.page.utf8).write(to: pages.appending(path: "index.html"))
         try Data(Self.page.utf8).write(to: pages.appending(path: "slow.html"))
+        try Data(Self.page.utf8).write(to: pages.appending(path: "late.html"))
         try Data(Self.frame.utf8).write(to: pages.appending(path: "frame.html"))
         try Data(Self.cachedPage.utf8).write(to: pages.appending(path: "cached.html"))
         let keys = PackageKeyPair.generate()
@@ -68,6 +70,15 @@ final class PrefetchFixture: Sendable {
             }
             router.get("api/feed", use: feed)
             router.post("api/feed", use: feed)
+            // The first call (the prefetch) answers after 1 s, with a cookie; later ones at once, without it.
+            router.get("api/late") { request, _ in
+                var headers: HTTPFields = [.contentType: "text/plain"]
+                if log.note("GET /api/late?") == 1 {
+                    try await Task.sleep(for: .seconds(1))
+                    headers[.setCookie] = "late=1; Path=/"
+                }
+                return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "late")))
+            }
             // The first call (the prefetch) hangs far longer than the page will wait for it.
             router.get("api/slow") { request, _ in
                 if log.note("GET /api/slow") == 1 { try await Task.sleep(for: .seconds(8)) }
@@ -152,7 +163,11 @@ final class PrefetchFixture: Sendable {
             status: response.status, body, feedHeader: response.headers.get('X-Feed'),
             contentType: response.headers.get('Content-Type'), cookie: document.cookie, prefetched });
         }
-        if (mode === 'frame') {
+        if (mode === 'leave') {
+          // Asks for the prefetch still on its way, then leaves for another document before it comes.
+          fetch('/api/late').catch(() => {});
+          setTimeout(() => { location.href = '/cached.html'; }, 150);
+        } else if (mode === 'frame') {
           addEventListener('message', (event) => hybrid.post('result', event.data));
           document.write('<iframe src="/frame.html"></iframe>');
         } else if (mode === 'xhr') {
