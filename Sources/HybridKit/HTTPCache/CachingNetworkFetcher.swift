@@ -63,7 +63,8 @@ struct CachingNetworkFetcher: NetworkFetching {
     private static func replay(
         _ stored: HTTPResponseCache.Stored, age: TimeInterval, to events: @Sendable (NetworkFetchEvent) -> Void
     ) {
-        var headers = stored.headers
+        // The server's own `Age` (in whatever case) is part of the age computed here: one header, ours.
+        var headers = stored.headers.filter { $0.key.caseInsensitiveCompare("Age") != .orderedSame }
         headers["Age"] = String(Int(age))
         events(
             .response(SchemeResponse(statusCode: stored.status, headers: headers, expectedLength: stored.body.count)))

@@ -155,8 +155,14 @@ public final class HTTPResponseCache: Sendable {
             url: request.url.absoluteString, status: status, requestTime: requestTime.timeIntervalSince1970,
             responseTime: responseTime.timeIntervalSince1970, varied: varied, credentials: credentials)
         guard let encoded = try? JSONEncoder().encode(meta) else { return false }
-        // A server's own header of that name (in any case) must not stand for ours.
-        var fields = headers.filter { $0.key.caseInsensitiveCompare(Self.metaHeader) != .orderedSame }
+        // A server's own header of that name (in any case) must not stand for ours. `Set-Cookie` is never kept
+        // (as browsers' disk caches keep none): the jar had it when the response arrived, a replay must not set it
+        // again, and no cookie value is written to the cache's files. The fetchers HybridKit ships hand the jar
+        // every `Set-Cookie` and pass none on; a host's own `NetworkFetching` may.
+        var fields = headers.filter {
+            $0.key.caseInsensitiveCompare(Self.metaHeader) != .orderedSame
+                && !["set-cookie", "set-cookie2"].contains($0.key.lowercased())
+        }
         fields[Self.metaHeader] = encoded.base64EncodedString()
         // URLCache keeps what a URL response is; the status rides in the meta (URLCache on Linux keeps 200s only).
         guard

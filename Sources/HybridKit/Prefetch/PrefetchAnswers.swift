@@ -110,7 +110,11 @@ final class PrefetchAnswers: Sendable {
             let entry = prefetcher.take(
                 page: page,
                 where: { Self.plan($0, answers: request, credentials: credentials, exactHeaders: exactHeaders) }),
-            entry.claim(consumer: events, fallback: fallback, cookiesWhenWhole: cookiesWhenWhole)
+            entry.claim(
+                consumer: events, fallback: fallback, cookiesWhenWhole: cookiesWhenWhole,
+                accepts: { [plan = entry.plan] head in
+                    Self.variant(head, of: plan, answers: request, exactHeaders: exactHeaders)
+                })
         else {
             prefetcher.metrics.count(.miss)
             return nil
@@ -131,6 +135,30 @@ final class PrefetchAnswers: Sendable {
         }
         return entry
     }
+
+    /// Whether `head`, the prefetch's response, is the variant `request` would have got (RFC 9110 §12.5.5): every
+    /// header its `Vary` names has the same value in both requests. `Vary: *` never matches; `Cookie` is left to the
+    /// cookie check; `Accept-Encoding` and `Origin` are left out (the page gets the decoded body either way, and a
+    /// same-origin GET's answer does not depend on CORS). With `exactHeaders` (a network page: the script sees only
+    /// the headers it set, which equal the declared ones), a header the engine adds to its own requests and the
+    /// declaration does not set is unknown, so a response that varies on it is not taken.
+    static func variant(
+        _ head: SchemeResponse, of plan: PlannedPrefetch, answers request: EngineRequest, exactHeaders: Bool
+    ) -> Bool {
+        for name in CacheRules.varyNames(head.headers) where !["cookie", "accept-encoding", "origin"].contains(name) {
+            guard name != "*" else { return false }
+            let sent = plan.headers.first { $0.name.lowercased() == name }?.value
+            if exactHeaders {
+                if sent == nil && engineAddedHeaders.contains(name) { return false }
+            } else if request.header(name) != sent {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Headers an engine puts on its own requests whatever the page's script set.
+    static let engineAddedHeaders: Set<String> = ["accept", "accept-language", "user-agent"]
 
     /// Headers a page's request may carry only if the prefetch declared them with the same value: they change
     /// what the server answers.

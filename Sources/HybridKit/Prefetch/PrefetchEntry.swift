@@ -11,7 +11,22 @@ final class PrefetchEntry: Sendable {
     enum Phase: Sendable { case running, finished, failed, dropped }
 
     /// How a claim ends before the page got a response head: the page's request then goes to the network.
-    enum Fallback: Sendable { case failed, slow, dropped }
+    enum Fallback: Sendable, CustomStringConvertible {
+        case failed, slow, dropped
+        /// Its response varies (`Vary`) on a header the page's request has otherwise than the prefetch's.
+        case otherVariant
+
+        var description: String {
+            switch self {
+            case .failed: "failed"
+            case .slow: "slow"
+            case .dropped: "dropped"
+            case .otherVariant:
+                "its response varies (Vary) on a header the page's request has otherwise: declare that header, with "
+                    + "the value the page sends, in the prefetch"
+            }
+        }
+    }
 
     struct State {
         var phase = Phase.running
@@ -30,6 +45,8 @@ final class PrefetchEntry: Sendable {
         var delivering = false
         /// The consumer takes the response only once it is whole: the kept cookies reach the jar with its end.
         var cookiesWhenWhole = false
+        /// Whether a response head is the claiming request's variant (checked before the head is handed over).
+        var accepts: (@Sendable (SchemeResponse) -> Bool)?
     }
 
     let plan: PlannedPrefetch
@@ -139,9 +156,11 @@ final class PrefetchEntry: Sendable {
     /// prefetch fails, is dropped or is too slow before its head reached the page. False when it cannot answer.
     /// `cookiesWhenWhole`: the consumer hands the page nothing before the end (and may still give up after the
     /// head), so the response's `Set-Cookie` reaches the jar only with its end, not with its head.
+    /// `accepts`: whether a response head is the variant the claiming request would have got (``Fallback/otherVariant``
+    /// when not).
     func claim(
         consumer: @escaping @Sendable (NetworkFetchEvent) -> Void, fallback: @escaping @Sendable (Fallback) -> Void,
-        cookiesWhenWhole: Bool = false
+        cookiesWhenWhole: Bool = false, accepts: (@Sendable (SchemeResponse) -> Bool)? = nil
     ) -> Bool {
         let claimed = state.withLock { state -> Bool in
             guard state.consumer == nil, state.fallback == nil, state.phase == .running || state.phase == .finished
@@ -149,6 +168,7 @@ final class PrefetchEntry: Sendable {
             state.consumer = consumer
             state.fallback = fallback
             state.cookiesWhenWhole = cookiesWhenWhole
+            state.accepts = accepts
             return true
         }
         if claimed { drain() }
@@ -229,13 +249,27 @@ final class PrefetchEntry: Sendable {
             return true
         }
         guard mayDrain else { return }
+        enum Next {
+            case hand(NetworkFetchEvent, @Sendable (NetworkFetchEvent) -> Void, [(values: [String], url: URL)])
+            case otherVariant(@Sendable (Fallback) -> Void)
+        }
         while true {
-            let next = state.withLock {
-                state -> (NetworkFetchEvent, (@Sendable (NetworkFetchEvent) -> Void), [(values: [String], url: URL)])?
-                in
+            let next = state.withLock { state -> Next? in
                 guard let consumer = state.consumer, !state.buffered.isEmpty else {
                     state.delivering = false
                     return nil
+                }
+                if case .response(let head) = state.buffered[0], let accepts = state.accepts, !accepts(head),
+                    let fallback = state.fallback
+                {
+                    // Not the page's variant: the page fetches itself, and nothing of this one reaches it or the jar.
+                    state.consumer = nil
+                    state.fallback = nil
+                    state.phase = .dropped
+                    state.buffered = []
+                    state.pendingCookies = []
+                    state.delivering = false
+                    return .otherVariant(fallback)
                 }
                 let event = state.buffered.removeFirst()
                 // The kept cookies go with the head, or with the end for a consumer that takes the response whole.
@@ -253,11 +287,17 @@ final class PrefetchEntry: Sendable {
                     cookiesNow = false
                 case .data: cookiesNow = false
                 }
-                guard cookiesNow else { return (event, consumer, []) }
+                guard cookiesNow else { return .hand(event, consumer, []) }
                 defer { state.pendingCookies = [] }
-                return (event, consumer, state.pendingCookies)
+                return .hand(event, consumer, state.pendingCookies)
             }
-            guard let (event, consumer, kept) = next else { return }
+            guard case .hand(let event, let consumer, let kept) = next else {
+                if case .otherVariant(let fallback) = next {
+                    cancelNetwork()
+                    fallback(.otherVariant)
+                }
+                return
+            }
             for cookie in kept { cookies?.storeSetCookies(cookie.values, from: cookie.url, firstParty: nil) }
             consumer(event)
         }

@@ -405,6 +405,10 @@ final class NetworkPrefetchFixture: Sendable {
           if (mode === 'lang') {
             return outcome(fetch('/api/lang', { headers: { 'Accept-Language': 'de' } }));
           }
+          if (mode === 'lang-implicit') {
+            // The page sets nothing: the engine sends its own Accept-Language, which the script cannot see.
+            return outcome(fetch('/api/lang'));
+          }
           if (mode === 'drip') {
             const start = performance.now();
             const got = await outcome(fetch('/api/drip'));

@@ -96,6 +96,17 @@ import Testing
         #expect(try Self.got(with) == (try Self.got(without)))
     }
 
+    /// The answer varies on `Accept-Language`, which the engine adds to the page's request and the prefetch did not
+    /// send: the prefetch's variant is not the page's, so the page reads what the engine's own request gets.
+    @Test @GTKActor func aResponseThatVariesOnAHeaderTheEngineAddsIsNotTaken() async throws {
+        let fixture = try await NetworkPrefetchFixture()
+        defer { fixture.close() }
+        let (with, without) = try await Self.both(fixture, "/hostile-lang?mode=lang-implicit")
+        #expect(try Self.got(with) == (try Self.got(without)), "\(with) \(without)")
+        // The prefetch, the page's own request with prefetch, and the page's without.
+        #expect(fixture.requests("GET /api/lang").count == 3)
+    }
+
     @Test @GTKActor func aDrippingPrefetchCostsThePageAtMostTheClaimWait() async throws {
         let fixture = try await NetworkPrefetchFixture()
         defer { fixture.close() }

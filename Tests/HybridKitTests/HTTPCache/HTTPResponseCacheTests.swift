@@ -52,6 +52,40 @@ struct HTTPResponseCacheTests {
             .joined()
     }
 
+    /// A network that passes `Set-Cookie` on (a host's own fetcher may): the stored response keeps none, so a replay
+    /// sets nothing again and the cookie's value is in none of the cache's files.
+    @Test func aSetCookieIsNeverStoredOrReplayed() throws {
+        let directory = URL.temporaryDirectory.appending(path: "http-cache-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = Scripted()
+        let fetcher = CachingNetworkFetcher(base: network, cache: HTTPResponseCache(directory: directory), cookies: nil)
+        let request = EngineRequest(url: Self.url("https://shop.example/api/c"))
+        _ = fetcher.fetch(request, followRedirects: true, events: Received().sink)
+        network.answer(
+            0,
+            [
+                Self.response(["Cache-Control": "max-age=60", "Set-Cookie": "session=s3cr3t-value; Path=/"]),
+                .data(Data("c".utf8)), .finished,
+            ])
+        let replay = Received()
+        _ = fetcher.fetch(request, followRedirects: true, events: replay.sink)
+        #expect(network.count == 1)
+        #expect(Self.body(replay.all) == "c")
+        guard case .response(let head) = replay.all.first else {
+            Issue.record("\(replay.all)")
+            return
+        }
+        #expect(!head.headers.keys.contains { $0.lowercased() == "set-cookie" }, "\(head.headers)")
+        let files =
+            FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL } ?? []
+        #expect(!files.isEmpty)
+        for file in files {
+            let data = (try? Data(contentsOf: file)) ?? Data()
+            #expect(data.range(of: Data("s3cr3t-value".utf8)) == nil, "\(file.path)")
+        }
+    }
+
     @Test func aFreshResponseIsServedWithoutTheNetwork() {
         let rig = Rig()
         let first = rig.get(

@@ -126,6 +126,58 @@ struct PrefetchAnsweringTests {
         #expect(rig.jar.allCookies().map(\.name) == ["fresh"])
     }
 
+    /// A response that varies (`Vary`) on a header the page's request has otherwise than the prefetch's is another
+    /// variant: the page fetches itself, and nothing of it (head, body, cookies) reaches the page or the jar.
+    @Test(arguments: [
+        ("Accept-Language", [("Accept-Language", "de")], false),
+        ("Accept-Language", [], true),
+        ("X-Api-Version, Accept-Language", [("X-Api-Version", "2")], false),
+        ("*", [], false),
+        ("Accept-Encoding, Origin, Cookie", [("Accept-Encoding", "br"), ("Origin", "hybrid://shop.example")], true),
+    ])
+    func aResponseThatVariesOnAHeaderThePageSendsOtherwiseIsAMiss(
+        vary: String, pageHeaders: [(String, String)], answered: Bool
+    ) throws {
+        let rig = try Rig()
+        rig.open()
+        let prefetch = try #require(rig.prefetch)
+        prefetch.cookies?.storeSetCookies(["variant=1; Path=/"], from: Self.feed, firstParty: nil)
+        let head = NetworkFetchEvent.response(SchemeResponse(statusCode: 200, headers: ["Vary": vary]))
+        prefetch.answer(0, [head, .data(Data("en".utf8)), .finished])
+        let page = Received()
+        _ = rig.fetcher.fetch(rig.pageRequest(headers: pageHeaders), followRedirects: true, events: page.sink)
+        if answered {
+            #expect(page.all == [head, .data(Data("en".utf8)), .finished])
+            #expect(rig.pageNetwork.count == 0)
+        } else {
+            #expect(page.all.isEmpty)
+            #expect(rig.pageNetwork.count == 1)
+            #expect(rig.jar.allCookies().isEmpty)
+        }
+    }
+
+    /// The page's document is gone before the head came (WebKitGTK does not stop a scheme handler's task then): the
+    /// request fails, the network is cancelled and the cookies stay out of the jar; a claim made for a document
+    /// that is already gone is a miss.
+    @Test func aPageThatLeftGetsNothingMoreAndItsCookiesStayOut() throws {
+        let rig = try Rig()
+        rig.open()
+        let prefetch = try #require(rig.prefetch)
+        prefetch.cookies?.storeSetCookies(["left=1; Path=/"], from: Self.feed, firstParty: nil)
+        let page = Received()
+        _ = rig.fetcher.fetch(rig.pageRequest(), followRedirects: true, events: page.sink)
+        rig.answers.mainFrameCommitted()
+        prefetch.answer(0, [Self.head, .finished])
+        guard case .failed = page.all.first else {
+            Issue.record("\(page.all)")
+            return
+        }
+        #expect(page.all.count == 1)
+        #expect(prefetch.cancelled.load(ordering: .relaxed) == 1)
+        #expect(rig.jar.allCookies().isEmpty)
+        #expect(rig.pageNetwork.count == 0)
+    }
+
     @Test func changedCookiesAnotherOriginAndUnstampedRequestsMiss() throws {
         let rig = try Rig()
         rig.open()
