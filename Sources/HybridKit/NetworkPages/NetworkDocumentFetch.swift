@@ -95,7 +95,7 @@ final class NetworkDocumentFetch: Sendable {
                     }
                     return .none
                 }
-                if let refusal = Self.refusal(of: head) { return .finish(.fallback(refusal)) }
+                if let refusal = Self.refusal(of: head, sent: state.hop.headers) { return .finish(.fallback(refusal)) }
                 if let length = head.expectedLength, length > policy.maximumDocumentBytes {
                     return .finish(.fallback(.tooLarge(limit: policy.maximumDocumentBytes)))
                 }
@@ -150,8 +150,9 @@ final class NetworkDocumentFetch: Sendable {
         }
     }
 
-    /// Why `head` cannot be handed to an engine as a document, whatever the engine.
-    static func refusal(of head: SchemeResponse) -> NetworkPageFallback? {
+    /// Why `head`, the answer to a request with the headers `sent`, cannot be handed to an engine as a document,
+    /// whatever the engine.
+    static func refusal(of head: SchemeResponse, sent: [(name: String, value: String)] = []) -> NetworkPageFallback? {
         guard head.statusCode == 200 else { return .notAnHTMLDocument("status \(head.statusCode)") }
         let type = head.headers.first { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value ?? ""
         let mime = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -160,6 +161,15 @@ final class NetworkDocumentFetch: Sendable {
         }
         if let header = SimulatedLoadHeaders.first(in: head.headers, of: SimulatedLoadHeaders.networkLayer) {
             return .headerNotCarried(header)
+        }
+        // A document that varies on a header the engine puts on its own request (its languages, agent, accept list),
+        // which the native fetch sent otherwise or not at all, may be another variant than the engine would show.
+        for name in CacheRules.varyNames(head.headers)
+        where name == "*"
+            || (PrefetchAnswers.engineAddedHeaders.contains(name)
+                && !sent.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+        {
+            return .variesOnWhatTheEngineSends(name)
         }
         let disposition = head.headers.first { $0.key.caseInsensitiveCompare("Content-Disposition") == .orderedSame }
         if disposition?.value.lowercased().hasPrefix("attachment") == true {

@@ -69,6 +69,10 @@ public enum NetworkPageFallback: Sendable, Equatable, CustomStringConvertible {
     case notAnHTMLDocument(String)
     /// A response header the engine applies that this engine's simulated load cannot carry.
     case headerNotCarried(String)
+    /// The document varies (`Vary`) on a header the engine sends with its own request and the native fetch did not
+    /// send as the engine would (`Accept-Language`; `User-Agent` unless the prefetcher was given the engine's), or
+    /// on everything (`*`).
+    case variesOnWhatTheEngineSends(String)
     /// A `no-store` document fetched earlier on a tap: it is not kept for later.
     case noStoreKept
     /// The engine refused the simulated load.
@@ -90,6 +94,10 @@ public enum NetworkPageFallback: Sendable, Equatable, CustomStringConvertible {
         case .redirectSetsCookies(let url):
             "the redirect from \(url) sets cookies: link to the final URL to get the native fetch"
         case .notAnHTMLDocument(let what): "the answer is not a 200 HTML document (\(what))"
+        case .variesOnWhatTheEngineSends(let name):
+            "the document varies (Vary) on '\(name)', which the engine sends with its own request and the native "
+                + "fetch did not send as it would: the page is loaded the plain way, so it shows the engine's variant "
+                + "(give the prefetcher the engine's User-Agent, or vary HTML responses on fewer headers)"
         case .headerNotCarried(let name):
             "the response carries '\(name)', which the engine must apply and its simulated load cannot carry: "
                 + "the page is loaded the plain way (drop the header from HTML responses to get the native fetch)"

@@ -159,6 +159,9 @@ import Testing
         ["Content-Type": "text/html", "Strict-Transport-Security": "max-age=31536000"],
         ["Content-Type": "text/html", "Clear-Site-Data": "\"cookies\""],
         ["Content-Type": "text/html", "Content-Disposition": "attachment; filename=a.html"],
+        // Another variant than the engine's own request would get: the native fetch sent no languages as the
+        // engine's.
+        ["Content-Type": "text/html", "Vary": "Accept-Language"], ["Content-Type": "text/html", "Vary": "*"],
     ])
     func whatTheSimulatedLoadCannotCarryIsLeftToTheEngine(_ headers: [String: String]) async throws {
         let rig = try Rig()
@@ -166,6 +169,17 @@ import Testing
         try rig.network.answer(0, headers: headers, setCookies: ["doc=d1"])
         #expect(try await rig.loaded() == ["load https://news.example/a"])
         #expect(rig.jar.allCookies().isEmpty)
+    }
+
+    /// A document that varies only on what the native fetch sends as the engine would (its `User-Agent`, given to the
+    /// prefetcher, and a document's `Accept`), on the encoding it decodes, or on cookies (the jar's) is shown from the
+    /// native fetch.
+    @Test func aDocumentThatVariesOnWhatTheNativeFetchSendsAsTheEngineIsShown() async throws {
+        let rig = try Rig()
+        try rig.container.load(try Self.url("https://news.example/a"))
+        try rig.network.answer(
+            0, headers: ["Content-Type": "text/html", "Vary": "User-Agent, Accept, Accept-Encoding, Cookie, Origin"])
+        #expect(try await rig.loaded() == ["simulated https://news.example/a"])
     }
 
     @Test(arguments: [204, 206, 404, 500])
