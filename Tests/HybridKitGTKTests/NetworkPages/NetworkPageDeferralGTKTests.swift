@@ -91,6 +91,23 @@ import Testing
         #expect(container.engine.url == next, "\(container.engine.url?.absoluteString ?? "nil")")
     }
 
+    /// The host reloads the view while its blank start page loads: the blank page is never what the host sees (no
+    /// event names it), and the network page still shows, from one native fetch.
+    @Test @GTKActor func aReloadDuringTheBlankStartStillShowsTheNetworkPage() async throws {
+        let fixture = try await NetworkPageFixture()
+        defer { fixture.close() }
+        let container = try Self.warmingUp(fixture)
+        defer { container.close() }
+        let events = container.loadEvents()
+        container.engine.reload()
+        let named = await NetworkPageFixture.named(events)
+        let page = try fixture.url("/slow?ms=1500").absoluteString
+        #expect(!named.isEmpty && named.allSatisfy { $0 == page }, "\(named)")
+        #expect(container.engine.url?.absoluteString == page)
+        #expect(try await container.engine.evaluateJavaScript("document.title") == "\"slow ran\"")
+        #expect(fixture.requests("GET /slow").count == 1, "\(fixture.requests("GET"))")
+    }
+
     @Test @GTKActor func aCrashDuringTheBlankStartStillLoadsTheHostSPage() async throws {
         let fixture = try await NetworkPageFixture()
         defer { fixture.close() }
