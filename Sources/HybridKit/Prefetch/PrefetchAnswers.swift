@@ -85,16 +85,17 @@ final class PrefetchAnswers: Sendable {
         return PrefetchRequest.Credentials(rawValue: parts[1])
     }
 
-    /// Takes the prefetch `request` (made with `credentials` by the main frame of `page`, in its `document`) matches and hands its
-    /// response to `events`, streaming what is still to come; `fallback` instead when it is given up before its head
-    /// reached `events` (failed, dropped, or no head within ``PrefetchPolicy/claimWait``). Nil, counted as a miss,
-    /// when none matches or it cannot answer any more: the caller sends the request to the network.
+    /// Takes the prefetch `request` (made with `credentials` by the main frame of `page`, in its `document`) matches
+    /// and hands its response to `events`, streaming what is still to come; `fallback` instead when it is given up
+    /// before its head reached `events` (failed, dropped, another variant, or no head within
+    /// ``PrefetchPolicy/claimWait``). Nil, counted as a miss, when none matches, it cannot answer any more, or the
+    /// document is gone: the caller sends the request to the network.
     ///
     /// The one claim path of both answering routes: the package handler's network (``PrefetchAnsweringFetcher``) and
     /// network pages' script messages (``PrefetchMessageAnswers``). `exactHeaders`: the request's headers are only
     /// those the page set (a network page's `Request`), and must be the declared ones, no more (see
     /// ``plan(_:answers:credentials:exactHeaders:)``). `cookiesWhenWhole`: the caller answers only with the whole
-    /// response (see ``PrefetchEntry/claim(consumer:fallback:cookiesWhenWhole:)``).
+    /// response (see ``PrefetchEntry/claim(consumer:fallback:cookiesWhenWhole:accepts:)``).
     func claim(
         _ request: EngineRequest, credentials: PrefetchRequest.Credentials, page: URL, document: Int,
         exactHeaders: Bool = false, cookiesWhenWhole: Bool = false,
