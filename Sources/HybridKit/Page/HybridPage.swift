@@ -67,25 +67,35 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func didStartNavigation(to url: URL?) {
         if warmingUp { return }
-        blankMayStillEnd = false
+        if blankMayStillEnd { pageStartedPastBlank = true }
         delegate?.didStartNavigation(to: url)
     }
 
     public func didCommitNavigation(to url: URL?) {
         bridge.assumeIsolated { $0.pageDidNavigate() }
-        if warmingUp || blankMayStillEnd { return }
+        if warmingUp || (blankMayStillEnd && !pageStartedPastBlank) { return }
+        blankMayStillEnd = false
         delegate?.didCommitNavigation(to: url)
     }
 
     public func didFinishNavigation(to url: URL?) {
         if warmingUp { return endWarmUp() }
-        if blankEnded() { return }
+        // Before the page's commit, a finish is the blank document's, whether the page's load started or not: a
+        // page finishes only once committed.
+        if blankMayStillEnd {
+            blankMayStillEnd = false
+            return
+        }
         delegate?.didFinishNavigation(to: url)
     }
 
     public func didFailNavigation(to url: URL?, error: String) {
         if warmingUp { return endWarmUp() }
-        if blankEnded() { return }
+        // Before the page's start, a failure is the blank document's; after it, the page's (its own failure is
+        // never hidden).
+        let blank = blankMayStillEnd && !pageStartedPastBlank
+        blankMayStillEnd = false
+        if blank { return }
         logFailedLoad(url, error)
         delegate?.didFailNavigation(to: url, error: error)
     }
@@ -102,7 +112,13 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     /// commit, finish or failure before that load's start is the blank document's, named with the page's URL (the
     /// view's URI by then), and must not reach ``delegate`` (a host waiting for its page would take the blank
     /// document's end for it).
-    private var blankMayStillEnd = false
+    private var blankMayStillEnd = false {
+        didSet { if !blankMayStillEnd { pageStartedPastBlank = false } }
+    }
+    /// The page's load started while ``blankMayStillEnd``: its commit, and any failure, are the page's; a finish
+    /// before its commit is still the blank document's (WebKitGTK may end the blank document after the page's
+    /// provisional load started, and names that end with the page's URL).
+    private var pageStartedPastBlank = false
 
     var warmingUp: Bool { warmUpWaiters != nil }
 
@@ -125,12 +141,6 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
         let waiters = warmUpWaiters ?? []
         warmUpWaiters = nil
         for waiter in waiters { waiter() }
-    }
-
-    /// Whether a finish or failure is the late blank document's end (hidden); the one after it is the page's.
-    private func blankEnded() -> Bool {
-        defer { blankMayStillEnd = false }
-        return blankMayStillEnd
     }
 
     /// The page's load stops waiting for a blank document that is still loading (it took too long): as

@@ -311,6 +311,52 @@ import Testing
         #expect(seen == [.started(page), .committed(page), .finished(page)])
     }
 
+    /// The blank document ends only after the page's load started (WebKitGTK can order them so): that end, named
+    /// with the page's URL, comes before the page's commit and is still the blank document's.
+    @Test func aBlankStartThatEndsAfterThePagesStartIsNotThePagesEnd() async throws {
+        let rig = try Rig(policy: NetworkPagePolicy(maximumWait: .milliseconds(20)))
+        rig.engine.startsWebProcess = true
+        let events = rig.container.loadEvents()
+        let page = try Self.url("https://news.example/a")
+        try rig.container.load(page)
+        try rig.network.answer(0)
+        for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        #expect(rig.engine.loadLog == ["start process", "simulated https://news.example/a"])
+        let delegate = try #require(rig.engine.navigationDelegate)
+        delegate.didStartNavigation(to: page)
+        delegate.didFinishNavigation(to: page)
+        delegate.didCommitNavigation(to: page)
+        delegate.didFinishNavigation(to: page)
+        rig.container.close()
+        var seen: [PageLoadEvent] = []
+        for await event in events { seen.append(event) }
+        #expect(seen == [.started(page), .committed(page), .finished(page)])
+    }
+
+    /// After the page's start, a failure is the page's own and is reported, even while the blank document may still
+    /// end.
+    @Test func aPageThatFailsAfterALateBlankStartIsReported() async throws {
+        let rig = try Rig(policy: NetworkPagePolicy(maximumWait: .milliseconds(20)))
+        rig.engine.startsWebProcess = true
+        let events = rig.container.loadEvents()
+        let page = try Self.url("https://news.example/a")
+        try rig.container.load(page)
+        try rig.network.answer(0)
+        for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        let delegate = try #require(rig.engine.navigationDelegate)
+        delegate.didStartNavigation(to: page)
+        delegate.didFailNavigation(to: page, error: "Could not connect")
+        rig.container.close()
+        var seen: [PageLoadEvent] = []
+        for await event in events { seen.append(event) }
+        #expect(seen.first == .started(page))
+        guard seen.count == 2, case .failed(let failure) = seen[1] else {
+            Issue.record("\(seen)")
+            return
+        }
+        #expect(failure.url == page)
+    }
+
     @Test func requestsThatAreNotPlainDocumentGETsLoadAsTheyAre() throws {
         let rig = try Rig()
         try rig.container.load(
