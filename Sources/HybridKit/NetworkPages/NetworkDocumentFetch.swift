@@ -164,13 +164,10 @@ final class NetworkDocumentFetch: Sendable {
         }
         // A document that varies on a header the engine puts on its own request (its languages, agent, accept list),
         // which the native fetch sent otherwise or not at all, may be another variant than the engine would show.
-        for name in CacheRules.varyNames(head.headers)
-        where name == "*"
-            || (PrefetchAnswers.engineAddedHeaders.contains(name)
-                && !sent.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame })
-        {
-            return .variesOnWhatTheEngineSends(name)
+        let varied = PrefetchAnswers.varyUnknownToTheEngine(head) { name in
+            sent.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
         }
+        if let varied { return .variesOnWhatTheEngineSends(varied) }
         let disposition = head.headers.first { $0.key.caseInsensitiveCompare("Content-Disposition") == .orderedSame }
         if disposition?.value.lowercased().hasPrefix("attachment") == true {
             return .notAnHTMLDocument("a download (Content-Disposition: attachment)")

@@ -141,21 +141,26 @@ final class PrefetchAnswers: Sendable {
     /// header its `Vary` names has the same value in both requests. `Vary: *` never matches; `Cookie` is left to the
     /// cookie check; `Accept-Encoding` and `Origin` are left out (the page gets the decoded body either way, and a
     /// same-origin GET's answer does not depend on CORS). With `exactHeaders` (a network page: the script sees only
-    /// the headers it set, which equal the declared ones), a header the engine adds to its own requests and the
-    /// declaration does not set is unknown, so a response that varies on it is not taken.
+    /// the headers it set, which equal the declared ones), only what the engine adds unseen can differ
+    /// (``varyUnknownToTheEngine(_:sent:)``).
     static func variant(
         _ head: SchemeResponse, of plan: PlannedPrefetch, answers request: EngineRequest, exactHeaders: Bool
     ) -> Bool {
-        for name in CacheRules.varyNames(head.headers) where !["cookie", "accept-encoding", "origin"].contains(name) {
-            guard name != "*" else { return false }
-            let sent = plan.headers.first { $0.name.lowercased() == name }?.value
-            if exactHeaders {
-                if sent == nil && engineAddedHeaders.contains(name) { return false }
-            } else if request.header(name) != sent {
-                return false
-            }
+        let sent = { (name: String) in plan.headers.first { $0.name.lowercased() == name }?.value }
+        if exactHeaders { return varyUnknownToTheEngine(head, sent: sent) == nil }
+        return CacheRules.varyNames(head.headers).allSatisfy { name in
+            name != "*"
+                && (["cookie", "accept-encoding", "origin"].contains(name) || request.header(name) == sent(name))
         }
-        return true
+    }
+
+    /// The first header `head`'s `Vary` names that a request sending `sent` (its value of a lowercased name, or nil)
+    /// cannot be known to have sent as the engine's own request would: `*`, or a header the engine adds to its
+    /// requests (``engineAddedHeaders``) that `sent` lacks. Nil when the answer is the engine's variant too.
+    static func varyUnknownToTheEngine(_ head: SchemeResponse, sent: (String) -> String?) -> String? {
+        CacheRules.varyNames(head.headers).first { name in
+            name == "*" || (engineAddedHeaders.contains(name) && sent(name) == nil)
+        }
     }
 
     /// Headers an engine puts on its own requests whatever the page's script set.

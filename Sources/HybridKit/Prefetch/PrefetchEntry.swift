@@ -47,6 +47,15 @@ final class PrefetchEntry: Sendable {
         var cookiesWhenWhole = false
         /// Whether a response head is the claiming request's variant (checked before the head is handed over).
         var accepts: (@Sendable (SchemeResponse) -> Bool)?
+
+        /// Ends the claim before it took what is kept: nothing buffered or kept reaches the page or the jar.
+        mutating func giveUpClaim() {
+            consumer = nil
+            fallback = nil
+            phase = .dropped
+            buffered = []
+            pendingCookies = []
+        }
     }
 
     let plan: PlannedPrefetch
@@ -211,11 +220,7 @@ final class PrefetchEntry: Sendable {
     func pageLeft() -> Bool {
         let consumer = state.withLock { state -> (@Sendable (NetworkFetchEvent) -> Void)? in
             guard let consumer = state.consumer, state.cookiesWhenWhole || !state.handedHead else { return nil }
-            state.consumer = nil
-            state.fallback = nil
-            state.phase = .dropped
-            state.buffered = []
-            state.pendingCookies = []
+            state.giveUpClaim()
             return consumer
         }
         guard let consumer else { return false }
@@ -263,11 +268,7 @@ final class PrefetchEntry: Sendable {
                     let fallback = state.fallback
                 {
                     // Not the page's variant: the page fetches itself, and nothing of this one reaches it or the jar.
-                    state.consumer = nil
-                    state.fallback = nil
-                    state.phase = .dropped
-                    state.buffered = []
-                    state.pendingCookies = []
+                    state.giveUpClaim()
                     state.delivering = false
                     return .otherVariant(fallback)
                 }
@@ -291,15 +292,16 @@ final class PrefetchEntry: Sendable {
                 defer { state.pendingCookies = [] }
                 return .hand(event, consumer, state.pendingCookies)
             }
-            guard case .hand(let event, let consumer, let kept) = next else {
-                if case .otherVariant(let fallback) = next {
-                    cancelNetwork()
-                    fallback(.otherVariant)
-                }
+            switch next {
+            case nil: return
+            case .otherVariant(let fallback):
+                cancelNetwork()
+                fallback(.otherVariant)
                 return
+            case .hand(let event, let consumer, let kept):
+                for cookie in kept { cookies?.storeSetCookies(cookie.values, from: cookie.url, firstParty: nil) }
+                consumer(event)
             }
-            for cookie in kept { cookies?.storeSetCookies(cookie.values, from: cookie.url, firstParty: nil) }
-            consumer(event)
         }
     }
 }

@@ -287,10 +287,11 @@ import Testing
         #expect(try await tapped.loaded() == ["simulated https://news.example/b"])
     }
 
-    /// A blank start page that outlasts the wait may still end after the page's load went ahead, and WebKitGTK
-    /// names that end with the view's URI by then, the page's: it is not the page's end (a host waiting for the
-    /// page would take it for the page's and read a blank document). The page's own events pass as ever.
-    @Test func aBlankStartThatEndsPastTheWaitIsNotThePagesEnd() async throws {
+    /// A cold view whose blank start page outlasted the wait, so the page's load went ahead (a simulated load):
+    /// `engine` then tells the container what `replay` says, and the events the host heard come back.
+    func afterALateBlankStart(
+        _ replay: (any NavigationDelegate, URL) -> Void
+    ) async throws -> (seen: [PageLoadEvent], page: URL) {
         let rig = try Rig(policy: NetworkPagePolicy(maximumWait: .milliseconds(20)))
         rig.engine.startsWebProcess = true
         let events = rig.container.loadEvents()
@@ -299,56 +300,46 @@ import Testing
         try rig.network.answer(0)
         for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
         #expect(rig.engine.loadLog == ["start process", "simulated https://news.example/a"])
-        let delegate = try #require(rig.engine.navigationDelegate)
-        delegate.didCommitNavigation(to: page)
-        delegate.didFinishNavigation(to: page)
-        delegate.didStartNavigation(to: page)
-        delegate.didCommitNavigation(to: page)
-        delegate.didFinishNavigation(to: page)
+        replay(try #require(rig.engine.navigationDelegate), page)
         rig.container.close()
         var seen: [PageLoadEvent] = []
         for await event in events { seen.append(event) }
+        return (seen, page)
+    }
+
+    /// A blank start page that outlasts the wait may still end after the page's load went ahead, and WebKitGTK
+    /// names that end with the view's URI by then, the page's: it is not the page's end (a host waiting for the
+    /// page would take it for the page's and read a blank document). The page's own events pass as ever.
+    @Test func aBlankStartThatEndsPastTheWaitIsNotThePagesEnd() async throws {
+        let (seen, page) = try await afterALateBlankStart { delegate, page in
+            delegate.didCommitNavigation(to: page)
+            delegate.didFinishNavigation(to: page)
+            delegate.didStartNavigation(to: page)
+            delegate.didCommitNavigation(to: page)
+            delegate.didFinishNavigation(to: page)
+        }
         #expect(seen == [.started(page), .committed(page), .finished(page)])
     }
 
     /// The blank document ends only after the page's load started (WebKitGTK can order them so): that end, named
     /// with the page's URL, comes before the page's commit and is still the blank document's.
     @Test func aBlankStartThatEndsAfterThePagesStartIsNotThePagesEnd() async throws {
-        let rig = try Rig(policy: NetworkPagePolicy(maximumWait: .milliseconds(20)))
-        rig.engine.startsWebProcess = true
-        let events = rig.container.loadEvents()
-        let page = try Self.url("https://news.example/a")
-        try rig.container.load(page)
-        try rig.network.answer(0)
-        for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
-        #expect(rig.engine.loadLog == ["start process", "simulated https://news.example/a"])
-        let delegate = try #require(rig.engine.navigationDelegate)
-        delegate.didStartNavigation(to: page)
-        delegate.didFinishNavigation(to: page)
-        delegate.didCommitNavigation(to: page)
-        delegate.didFinishNavigation(to: page)
-        rig.container.close()
-        var seen: [PageLoadEvent] = []
-        for await event in events { seen.append(event) }
+        let (seen, page) = try await afterALateBlankStart { delegate, page in
+            delegate.didStartNavigation(to: page)
+            delegate.didFinishNavigation(to: page)
+            delegate.didCommitNavigation(to: page)
+            delegate.didFinishNavigation(to: page)
+        }
         #expect(seen == [.started(page), .committed(page), .finished(page)])
     }
 
     /// After the page's start, a failure is the page's own and is reported, even while the blank document may still
     /// end.
     @Test func aPageThatFailsAfterALateBlankStartIsReported() async throws {
-        let rig = try Rig(policy: NetworkPagePolicy(maximumWait: .milliseconds(20)))
-        rig.engine.startsWebProcess = true
-        let events = rig.container.loadEvents()
-        let page = try Self.url("https://news.example/a")
-        try rig.container.load(page)
-        try rig.network.answer(0)
-        for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
-        let delegate = try #require(rig.engine.navigationDelegate)
-        delegate.didStartNavigation(to: page)
-        delegate.didFailNavigation(to: page, error: "Could not connect")
-        rig.container.close()
-        var seen: [PageLoadEvent] = []
-        for await event in events { seen.append(event) }
+        let (seen, page) = try await afterALateBlankStart { delegate, page in
+            delegate.didStartNavigation(to: page)
+            delegate.didFailNavigation(to: page, error: "Could not connect")
+        }
         #expect(seen.first == .started(page))
         guard seen.count == 2, case .failed(let failure) = seen[1] else {
             Issue.record("\(seen)")
