@@ -25,6 +25,13 @@ public final class RawHTTPServer: Sendable {
 
     /// Listens on a random port of 127.0.0.1 and answers each request with `response`.
     public init(response: Data) throws {
+        (listener, port) = try Self.listenOnLoopback()
+        let thread = Thread { [self] in serve(response) }
+        thread.start()
+    }
+
+    /// A listening socket on a random port of 127.0.0.1.
+    static func listenOnLoopback() throws -> (fd: Int32, port: Int) {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -48,10 +55,7 @@ public final class RawHTTPServer: Sendable {
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in serve(response) }
-        thread.start()
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     public func stop() {
@@ -75,22 +79,23 @@ public final class RawHTTPServer: Sendable {
     }
 
     /// Reads the head and the body its Content-Length announces (at most 5 s), so the client sees its request
-    /// taken before the answer.
-    private static func readRequest(_ fd: Int32) {
+    /// taken before the answer; returns the head, nil when the connection ended (or stalled) before one.
+    @discardableResult
+    static func readRequest(_ fd: Int32) -> String? {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             if let end = received.range(of: Data("\r\n\r\n".utf8)) {
-                let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
+                let head = String(decoding: received[..<end.lowerBound], as: UTF8.self)
                 let length =
-                    head.components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
+                    head.lowercased().components(separatedBy: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                if received.count - end.upperBound >= length { return }
+                if received.count - end.upperBound >= length { return head }
             }
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { return }
+            guard count > 0 else { return nil }
             received.append(contentsOf: buffer[0..<count])
         }
     }

@@ -13,10 +13,11 @@ struct DefaultFeatures {
         let provided = Set(listed.flatMap(\.provides))
         var added: [any PageFeature] = []
         if let site = configuration.site, !provided.contains(.packageRoute) {
-            added.append(
-                PackageServing(
-                    store: site.packages, route: site.route, developmentOrigin: site.developmentOrigin,
-                    liveMainDocuments: true, httpCache: configuration.httpCache))
+            var serving = PackageServing(
+                store: site.packages, route: site.route, developmentOrigin: site.developmentOrigin,
+                liveMainDocuments: true, httpCache: configuration.httpCache)
+            serving.session = site.pagesNetwork
+            added.append(serving)
         }
         if configuration.requestInterception == .automatic, !provided.contains(.requestHooks) {
             added.append(AutomaticRequestHooks())

@@ -44,7 +44,8 @@ public final class NetworkPagePrefetcher: Sendable {
     ///     values reach it (and the engine's store) when the document is handed over.
     ///   - userAgent: the `User-Agent` the engine sends, so the server answers the native fetch as it would answer
     ///     the engine (a container's ``ContainerConfiguration/userAgent`` wins for its loads); nil: URLSession's.
-    ///   - network: makes the network a fetch uses, given the cookie handler it must use; nil: URLSession.
+    ///   - network: makes the network a fetch uses, given the cookie handler it must use; nil: one URLSession for
+    ///     all of them, so they reuse its connections.
     public init(
         origins: [String], policy: NetworkPagePolicy = NetworkPagePolicy(), jar: CookieJar, userAgent: String? = nil,
         network: (@Sendable ((any HTTPCookieHandling)?) -> any NetworkFetching)? = nil
@@ -65,7 +66,13 @@ public final class NetworkPagePrefetcher: Sendable {
         self.jar = jar
         self.userAgent = userAgent
         cookies = JarCookieHandler(jar: jar)
-        makeNetwork = network ?? { URLSessionNetworkFetcher(timeout: 30, cookies: $0) }
+        if let network {
+            makeNetwork = network
+        } else {
+            // One session for every document: each reuses the connections earlier ones opened.
+            let session = URLSessionNetworkFetcher(timeout: 30)
+            makeNetwork = { session.sharingSession(cookies: $0) }
+        }
     }
 
     /// Whether pages at `url` are fetched natively.

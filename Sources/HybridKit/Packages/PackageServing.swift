@@ -14,9 +14,9 @@ public struct PackageServing: PageFeature {
     public var spaFallback: Bool
     /// Main documents follow redirects by moving the view to the final URL (see ``PackageSchemeHandler``).
     public var movesMainDocumentOnRedirect: Bool
-    /// The network behind package misses. Nil: the page gets a URLSession of its own, shut down when the page
-    /// closes (a session holds its delegate until invalidated), which keeps its cookies in the page's
-    /// `document.cookie` jar (so a session cookie an API response sets is sent with the next request, and a
+    /// The network behind package misses. Nil: the page gets a URLSession fetcher of its own (on the site's
+    /// session for a ``HybridSite``'s pages, so they reuse its connections), whose fetches end when the page
+    /// closes, which keeps its cookies in the page's `document.cookie` jar (so a session cookie an API response sets is sent with the next request, and a
     /// visible one shows in `document.cookie`) and sends the route's requests to ``developmentOrigin``'s server.
     public var network: (any NetworkFetching)?
     /// Where the route's origin is served during development (a dev or staging server, a loopback test
@@ -28,6 +28,8 @@ public struct PackageServing: PageFeature {
     /// package pages' origin (see ``PackageSchemeHandler``). On for a ``HybridSite``'s packages, so its access
     /// rules never cover unsigned pages from the network.
     public var liveMainDocuments: Bool
+    /// The session a page's own fetcher shares when ``network`` is nil (a site's); nil: a session per page.
+    var session: URLSessionNetworkFetcher?
     /// The app's HTTP cache for what the package lacks (``HTTPResponseCache``); nil: nothing is cached.
     public var httpCache: HTTPResponseCache?
 
@@ -60,7 +62,10 @@ public struct PackageServing: PageFeature {
         let cookies = assembly.services.cookieJar.map { jar in
             JarCookieHandler(jar: jar, pageURL: { mapping.packageURL(for: $0) })
         }
-        let owned = network == nil ? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
+        let owned =
+            network == nil
+            ? session?.sharingSession(cookies: cookies)
+                ?? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
         let fetcher: any NetworkFetching = network ?? owned ?? URLSessionNetworkFetcher()
         let base =
             httpCache.map { CachingNetworkFetcher(base: fetcher, cache: $0, cookies: cookies) as any NetworkFetching }

@@ -17,35 +17,43 @@ import FoundationNetworking
 /// the handler's `Cookie` header for its own URL, and every `Set-Cookie` (redirect responses included) goes to the
 /// handler; `Set-Cookie` never reaches the engine. Caching is the page's and the server's business through the
 /// headers passed through.
+///
+/// Fetchers made with ``sharingSession(cookies:)`` use this one's URLSession, and so its open connections: a
+/// prefetch or a page's request to a server the app already reached needs no new TCP and TLS handshake, as the
+/// engine's own requests need none (one session per request would pay both every time).
 public final class URLSessionNetworkFetcher: NetworkFetching {
-    private let session: URLSession
-    private let sinks: SinkRegistry
+    private let session: SharedURLSession
+    private let cookies: (any HTTPCookieHandling)?
+    /// The fetches this fetcher started, for ``shutDown()``.
+    private let scope = FetchScope()
 
     /// - Parameters:
     ///   - timeout: seconds a request may wait for data before it fails.
     ///   - cookies: where cookies come from and go to; nil sends none and drops what servers set.
     ///   - developmentOrigin: send one origin's requests to another server, cookies and redirects kept under the
     ///     first (see ``DevelopmentOrigin``).
-    public init(
+    public convenience init(
         timeout: TimeInterval = 60, cookies: (any HTTPCookieHandling)? = nil,
         sendingTo developmentOrigin: DevelopmentOrigin? = nil
     ) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        // The handler is the only cookie store: URLSession must neither add cookies of its own nor keep any.
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.urlCache = nil
-        sinks = SinkRegistry(cookies: cookies, origin: developmentOrigin)
-        session = URLSession(configuration: configuration, delegate: sinks, delegateQueue: nil)
+        self.init(session: SharedURLSession(timeout: timeout, origin: developmentOrigin), cookies: cookies)
     }
 
-    deinit { session.finishTasksAndInvalidate() }
+    private init(session: SharedURLSession, cookies: (any HTTPCookieHandling)?) {
+        self.session = session
+        self.cookies = cookies
+    }
 
-    /// Cancels every fetch and invalidates the session, which releases its delegate (a URLSession holds its delegate
-    /// until invalidated). Fetches started afterwards fail. For owners that end a page's networking with the page.
-    public func shutDown() { session.invalidateAndCancel() }
+    /// A fetcher on this one's session (its connections, timeout and development origin) whose cookies come from
+    /// and go to `cookies`, and whose ``shutDown()`` ends only its own fetches. The session lives until the last
+    /// fetcher using it is gone.
+    public func sharingSession(cookies: (any HTTPCookieHandling)?) -> URLSessionNetworkFetcher {
+        URLSessionNetworkFetcher(session: session, cookies: cookies)
+    }
+
+    /// Cancels every fetch this fetcher started; fetches started afterwards fail. For owners that end a page's
+    /// networking with the page. Fetchers sharing the session go on.
+    public func shutDown() { session.registry.cancel(scope) }
 
     public func fetch(
         _ request: EngineRequest, followRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void
@@ -54,10 +62,40 @@ public final class URLSessionNetworkFetcher: NetworkFetching {
             url: request.url, method: request.method,
             headers: request.headers.filter { $0.name.caseInsensitiveCompare("Cookie") != .orderedSame },
             body: request.body)
-        let chain = FetchChain(first: first, followsRedirects: followRedirects, events: events)
-        sinks.start(first, of: chain, in: session)
+        let chain = FetchChain(
+            first: first, followsRedirects: followRedirects, cookies: cookies, scope: scope, events: events)
+        session.registry.start(first, of: chain, in: session.session)
         return chain
     }
+}
+
+/// One URLSession and its delegate, shared by the fetchers made from one another; invalidated with the last.
+private final class SharedURLSession: Sendable {
+    let session: URLSession
+    let registry: SinkRegistry
+
+    init(timeout: TimeInterval, origin: DevelopmentOrigin?) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        // The handlers are the only cookie stores: URLSession must neither add cookies of its own nor keep any.
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.urlCache = nil
+        registry = SinkRegistry(origin: origin)
+        session = URLSession(configuration: configuration, delegate: registry, delegateQueue: nil)
+    }
+
+    // A URLSession holds its delegate until invalidated; fetches in flight finish first.
+    deinit { session.finishTasksAndInvalidate() }
+}
+
+/// Which fetcher started a fetch, so that fetcher's ``URLSessionNetworkFetcher/shutDown()`` finds its fetches
+/// among the session's, and refuses new ones once shut.
+private final class FetchScope: Sendable {
+    private let shut = Atomic(false)
+    var isShut: Bool { shut.load(ordering: .acquiring) }
+    func close() { shut.store(true, ordering: .releasing) }
 }
 
 /// One fetch from its first hop to its final response: the hop in flight, how many redirects led to it, and
@@ -79,10 +117,18 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
     }
 
     let followsRedirects: Bool
+    /// Where this fetch's cookies come from and go to.
+    let cookies: (any HTTPCookieHandling)?
+    let scope: FetchScope
     private let state: Mutex<State>
 
-    init(first: RedirectHop, followsRedirects: Bool, events: @escaping @Sendable (NetworkFetchEvent) -> Void) {
+    init(
+        first: RedirectHop, followsRedirects: Bool, cookies: (any HTTPCookieHandling)?, scope: FetchScope,
+        events: @escaping @Sendable (NetworkFetchEvent) -> Void
+    ) {
         self.followsRedirects = followsRedirects
+        self.cookies = cookies
+        self.scope = scope
         state = Mutex(State(hop: first, events: events))
     }
 
@@ -156,18 +202,16 @@ private final class FetchChain: NetworkFetchCancelling, @unchecked Sendable {
 /// The session's delegate: routes each data task's callbacks to the sink its fetch registered.
 private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
     private let chains = Mutex<[Int: FetchChain]>([:])
-    private let cookies: (any HTTPCookieHandling)?
     private let origin: DevelopmentOrigin?
 
-    init(cookies: (any HTTPCookieHandling)?, origin: DevelopmentOrigin?) {
-        self.cookies = cookies
+    init(origin: DevelopmentOrigin?) {
         self.origin = origin
     }
 
     /// Sets the request's `Cookie` header to the handler's answer for `url` (the page's view of where it goes),
     /// replacing whatever it had (a redirect's new request inherits the previous hop's headers, which belong to
     /// another URL).
-    func attachCookies(to request: inout URLRequest, for url: URL) {
+    private func attachCookies(_ cookies: (any HTTPCookieHandling)?, to request: inout URLRequest, for url: URL) {
         guard let cookies else { return }
         request.setValue(nil, forHTTPHeaderField: "Cookie")
         if let header = cookies.cookieHeader(
@@ -178,7 +222,7 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// Hands the response's `Set-Cookie` values to the handler.
-    private func storeCookies(of response: URLResponse) {
+    private func storeCookies(of response: URLResponse, in cookies: (any HTTPCookieHandling)?) {
         guard let cookies, let http = response as? HTTPURLResponse, let sent = http.url else { return }
         let url = origin?.inbound(sent) ?? sent
         // Foundation joins repeated headers with ", "; the splitter keeps the comma inside Expires.
@@ -198,11 +242,27 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         request.httpBody = hop.body
         for (name, value) in hop.headers { request.addValue(value, forHTTPHeaderField: name) }
         Self.keepUntyped(&request)
-        attachCookies(to: &request, for: hop.url)
+        attachCookies(chain.cookies, to: &request, for: hop.url)
         let task = session.dataTask(with: request)
         guard chain.begin(task) else { return chain.send(.failed("\(hop.url.absoluteString): cancelled")) }
-        chains.withLock { $0[task.taskIdentifier] = chain }
+        // The scope is read under the lock `cancel(_:)` scans under: a fetch is either found there or refused here.
+        let registered = chains.withLock { chains in
+            guard !chain.scope.isShut else { return false }
+            chains[task.taskIdentifier] = chain
+            return true
+        }
+        guard registered else {
+            task.cancel()
+            return chain.send(.failed("\(hop.url.absoluteString): cancelled, the fetcher was shut down"))
+        }
         task.resume()
+    }
+
+    /// Cancels the fetches of `scope` and refuses its new ones.
+    func cancel(_ scope: FetchScope) {
+        scope.close()
+        let ended = chains.withLock { chains in chains.values.filter { $0.scope === scope } }
+        for chain in ended { chain.cancel() }
     }
 
     /// A body the page sent without a type must reach the server without one, as the engine sends it.
@@ -231,7 +291,7 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         // The redirect's cookies first: the next hop may be the one that needs them.
-        storeCookies(of: response)
+        storeCookies(of: response, in: chain.cookies)
         let location = Self.header("Location", of: response).map { origin?.inbound(location: $0) ?? $0 }
         let step = chain.advance(status: response.statusCode, location: location)
         chains.withLock { $0[task.taskIdentifier] = nil }
@@ -253,7 +313,7 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         guard let chain = chain(dataTask.taskIdentifier) else { return completionHandler(.allow) }
-        storeCookies(of: response)
+        storeCookies(of: response, in: chain.cookies)
         var head = Self.schemeResponse(response)
         if let origin {
             for (name, value) in head.headers where name.caseInsensitiveCompare("Location") == .orderedSame {

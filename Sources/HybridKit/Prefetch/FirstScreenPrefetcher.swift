@@ -39,11 +39,12 @@ public final class FirstScreenPrefetcher: Sendable {
     ///   - declarations: what the pages declare; checked now against `policy`, and each request again once filled.
     ///   - policy: the limits declarations are held to.
     ///   - jar: the pages' cookie jar (the container's); nil sends no cookies.
-    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: URLSession,
-    ///     sending to the site's development server when it has one. A network of the host's own sends where its
-    ///     requests name (the site's origin) unless it maps them itself, as ``PackageServing/network`` does: give
-    ///     it the same mapping as the pages' network (`URLSessionNetworkFetcher(cookies:sendingTo:)` takes
-    ///     `site.developmentOrigin`), or prefetches and the page's own requests reach different servers.
+    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: one URLSession
+    ///     for all of them (so they reuse its connections), sending to the site's development server when it has
+    ///     one. A network of the host's own sends where its requests name (the site's origin) unless it maps them
+    ///     itself, as ``PackageServing/network`` does: give it the same mapping as the pages' network
+    ///     (`URLSessionNetworkFetcher(cookies:sendingTo:)` takes `site.developmentOrigin`), or prefetches and the
+    ///     page's own requests reach different servers.
     ///   - values: the values templates name besides `path` and `query.NAME` (the user, the locale…), read each
     ///     time a page opens.
     public convenience init(
@@ -70,7 +71,8 @@ public final class FirstScreenPrefetcher: Sendable {
     ///   - policy: the limits declarations are held to; private addresses need
     ///     ``PrefetchPolicy/allowsPrivateAddresses``.
     ///   - jar: the pages' jar, kept in step with the engine's store (`EngineCookieSync`); nil sends no cookies.
-    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: URLSession.
+    ///   - network: makes the network a prefetch uses, given the cookie handler it must use; nil: one URLSession
+    ///     for all of them, so they reuse its connections.
     ///   - values: the values templates name besides `path` and `query.NAME`, read each time a page opens.
     public convenience init(
         networkOrigin: String, declarations: PrefetchDeclarations, policy: PrefetchPolicy = PrefetchPolicy(),
@@ -116,11 +118,13 @@ public final class FirstScreenPrefetcher: Sendable {
         } else {
             cookies = jar.map { JarCookieHandler(jar: $0) }
         }
-        let development = site?.developmentOrigin, timeout = policy.timeout
-        makeNetwork =
-            network ?? { cookies in
-                URLSessionNetworkFetcher(timeout: timeout, cookies: cookies, sendingTo: development)
-            }
+        if let network {
+            makeNetwork = network
+        } else {
+            // One session for every prefetch: each reuses the connections earlier ones opened.
+            let session = URLSessionNetworkFetcher(timeout: policy.timeout, sendingTo: site?.developmentOrigin)
+            makeNetwork = { cookies in session.sharingSession(cookies: cookies) }
+        }
     }
 
     /// Whether it answers network pages (``init(networkOrigin:declarations:policy:jar:network:values:)``)

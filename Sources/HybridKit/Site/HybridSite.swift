@@ -39,6 +39,9 @@ public struct HybridSite: Sendable {
     public let store: PackageStore?
     /// Where the site's requests go during development; nil: to the site itself.
     public let developmentOrigin: DevelopmentOrigin?
+    /// The session the site's pages fetch what the package lacks on, shared by all its containers (each page
+    /// gets a fetcher on it with the page's jar), so a page reuses the connections earlier pages opened.
+    let pagesNetwork: URLSessionNetworkFetcher
 
     /// - Parameters:
     ///   - address: the site's https (or http) address, as its package's `serves` names it.
@@ -67,6 +70,7 @@ public struct HybridSite: Sendable {
         } else {
             developmentOrigin = nil
         }
+        pagesNetwork = URLSessionNetworkFetcher(sendingTo: developmentOrigin)
         switch package {
         case .store(let source):
             packages = source
