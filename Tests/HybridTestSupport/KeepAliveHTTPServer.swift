@@ -30,14 +30,24 @@ public final class KeepAliveHTTPServer: Sendable {
     ///   - contentType: its type.
     ///   - setCookie: a `Set-Cookie` value every answer carries, if any.
     ///   - delay: how long each answer waits after its request.
+    ///   - redirects: paths answered at once with a `302` to the location given, instead of the answer above.
     public init(
-        body: String = "ok", contentType: String = "text/plain", setCookie: String? = nil, delay: Duration = .zero
+        body: String = "ok", contentType: String = "text/plain", setCookie: String? = nil, delay: Duration = .zero,
+        redirects: [String: String] = [:]
     ) throws {
         (listener, port) = try RawHTTPServer.listenOnLoopback()
         var answer = "HTTP/1.1 200 OK\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\n"
         if let setCookie { answer += "Set-Cookie: \(setCookie)\r\n" }
         let response = Data((answer + "\r\n" + body).utf8)
-        let thread = Thread { [self] in acceptConnections(answering: response, after: delay) }
+        let moved = redirects.mapValues {
+            Data("HTTP/1.1 302 Found\r\nLocation: \($0)\r\nContent-Length: 0\r\n\r\n".utf8)
+        }
+        let thread = Thread { [self] in
+            acceptConnections { head in
+                let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+                return moved[path].map { ($0, .zero) } ?? (response, delay)
+            }
+        }
         thread.start()
     }
 
@@ -49,20 +59,24 @@ public final class KeepAliveHTTPServer: Sendable {
 
     deinit { stop() }
 
-    private func acceptConnections(answering response: Data, after delay: Duration) {
+    /// The answer to a request head, and how long it waits.
+    private typealias Answering = @Sendable (String) -> (Data, Duration)
+
+    private func acceptConnections(_ answer: @escaping Answering) {
         while running.load(ordering: .acquiring) {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
             accepted.add(1, ordering: .releasing)
-            let thread = Thread { [self] in serve(connection, answering: response, after: delay) }
+            let thread = Thread { [self] in serve(connection, answer) }
             thread.start()
         }
     }
 
-    private func serve(_ connection: Int32, answering response: Data, after delay: Duration) {
+    private func serve(_ connection: Int32, _ answer: Answering) {
         defer { close(connection) }
         while running.load(ordering: .acquiring), let head = RawHTTPServer.readRequest(connection) {
             heads.withLock { $0.append(head) }
+            let (response, delay) = answer(head)
             if delay > .zero { Thread.sleep(forTimeInterval: delay / .seconds(1)) }
             let written = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
             guard written == response.count else { return }

@@ -68,6 +68,28 @@ import FoundationNetworking
         #expect(try await Self.get(url, with: going).last == .finished)
     }
 
+    /// A page that closes while its fetch follows a redirect: the next hop is cancelled too, and the chain ends.
+    @Test func shuttingDownDuringARedirectedFetchEndsIt() async throws {
+        let server = try KeepAliveHTTPServer(body: "late", delay: .seconds(2), redirects: ["/moved": "/slow"])
+        defer { server.stop() }
+        let url = try #require(URL(string: server.origin + "/moved"))
+        let fetcher = URLSessionNetworkFetcher(timeout: 10).sharingSession(cookies: nil)
+        let started = ContinuousClock.now
+        async let events = Self.get(url, with: fetcher)
+        while !server.requests.contains(where: { $0.hasPrefix("GET /slow ") }),
+            ContinuousClock.now - started < .seconds(5)
+        {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        fetcher.shutDown()
+        let ended = try await events
+        #expect(ContinuousClock.now - started < .seconds(2), "the redirected hop was not cancelled")
+        guard case .failed = ended.last else {
+            Issue.record("the redirected fetch ended \(String(describing: ended.last))")
+            return
+        }
+    }
+
     @Test func aPrefetchersPrefetchesShareOneConnection() async throws {
         let server = try KeepAliveHTTPServer(body: "{}")
         defer { server.stop() }
