@@ -16,7 +16,7 @@ struct DefaultFeatures {
             var serving = PackageServing(
                 store: site.packages, route: site.route, developmentOrigin: site.developmentOrigin,
                 liveMainDocuments: true, httpCache: configuration.httpCache)
-            serving.session = site.pagesNetwork
+            serving.session = site.pagesSession
             added.append(serving)
         }
         if configuration.requestInterception == .automatic, !provided.contains(.requestHooks) {

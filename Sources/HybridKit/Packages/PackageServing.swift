@@ -1,5 +1,6 @@
 import Foundation
 import HybridPackages
+import Synchronization
 
 /// Offline packages for a page, as a ``PageFeature``: which store, under which scheme and prefixes.
 ///
@@ -14,10 +15,11 @@ public struct PackageServing: PageFeature {
     public var spaFallback: Bool
     /// Main documents follow redirects by moving the view to the final URL (see ``PackageSchemeHandler``).
     public var movesMainDocumentOnRedirect: Bool
-    /// The network behind package misses. Nil: the page gets a URLSession fetcher of its own (on the site's
-    /// session for a ``HybridSite``'s pages, so they reuse its connections), whose fetches end when the page
-    /// closes, which keeps its cookies in the page's `document.cookie` jar (so a session cookie an API response sets is sent with the next request, and a
-    /// visible one shows in `document.cookie`) and sends the route's requests to ``developmentOrigin``'s server.
+    /// The network behind package misses. Nil: each page gets a URLSession fetcher of its own, whose fetches end
+    /// when the page closes. It keeps its cookies in the page's `document.cookie` jar (so a session cookie an API
+    /// response sets is sent with the next request, and a visible one shows in `document.cookie`) and sends the
+    /// route's requests to ``developmentOrigin``'s server. The pages built from one `PackageServing` (and a
+    /// ``HybridSite``'s pages) share one URLSession, so each reuses the connections earlier pages opened.
     public var network: (any NetworkFetching)?
     /// Where the route's origin is served during development (a dev or staging server, a loopback test
     /// server): requests go there while the page, the jar and `document.cookie` keep the route's origin. Used
@@ -28,8 +30,9 @@ public struct PackageServing: PageFeature {
     /// package pages' origin (see ``PackageSchemeHandler``). On for a ``HybridSite``'s packages, so its access
     /// rules never cover unsigned pages from the network.
     public var liveMainDocuments: Bool
-    /// The session a page's own fetcher shares when ``network`` is nil (a site's); nil: a session per page.
-    var session: URLSessionNetworkFetcher?
+    /// The session pages' own fetchers share when ``network`` is nil: a site's, else one this value makes on
+    /// its first page (copies share it).
+    var session = PagesSession()
     /// The app's HTTP cache for what the package lacks (``HTTPResponseCache``); nil: nothing is cached.
     public var httpCache: HTTPResponseCache?
 
@@ -64,8 +67,7 @@ public struct PackageServing: PageFeature {
         }
         let owned =
             network == nil
-            ? session?.sharingSession(cookies: cookies)
-                ?? URLSessionNetworkFetcher(cookies: cookies, sendingTo: developmentOrigin) : nil
+            ? session.fetcher(sendingTo: developmentOrigin).sharingSession(cookies: cookies) : nil
         let fetcher: any NetworkFetching = network ?? owned ?? URLSessionNetworkFetcher()
         let base =
             httpCache.map { CachingNetworkFetcher(base: fetcher, cache: $0, cookies: cookies) as any NetworkFetching }
@@ -92,6 +94,25 @@ public struct PackageServing: PageFeature {
     public func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)? {
         guard let handler = services.packageHandler else { return nil }
         return PackageServingSession(handler: handler, ownedNetwork: services[OwnedPackageNetworkKey.self])
+    }
+}
+
+/// The URLSession pages' own fetchers share: made on first use for the development origin asked for, and made
+/// again if a later page asks for another (``PackageServing/developmentOrigin`` is settable).
+final class PagesSession: Sendable {
+    private let made: Mutex<(origin: DevelopmentOrigin?, fetcher: URLSessionNetworkFetcher)?>
+
+    init(_ fetcher: URLSessionNetworkFetcher? = nil, origin: DevelopmentOrigin? = nil) {
+        made = Mutex(fetcher.map { (origin, $0) })
+    }
+
+    func fetcher(sendingTo origin: DevelopmentOrigin?) -> URLSessionNetworkFetcher {
+        made.withLock { made in
+            if let made, made.origin == origin { return made.fetcher }
+            let fetcher = URLSessionNetworkFetcher(sendingTo: origin)
+            made = (origin, fetcher)
+            return fetcher
+        }
     }
 }
 

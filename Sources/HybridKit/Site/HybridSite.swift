@@ -41,7 +41,7 @@ public struct HybridSite: Sendable {
     public let developmentOrigin: DevelopmentOrigin?
     /// The session the site's pages fetch what the package lacks on, shared by all its containers (each page
     /// gets a fetcher on it with the page's jar), so a page reuses the connections earlier pages opened.
-    let pagesNetwork: URLSessionNetworkFetcher
+    let pagesSession: PagesSession
 
     /// - Parameters:
     ///   - address: the site's https (or http) address, as its package's `serves` names it.
@@ -70,7 +70,7 @@ public struct HybridSite: Sendable {
         } else {
             developmentOrigin = nil
         }
-        pagesNetwork = URLSessionNetworkFetcher(sendingTo: developmentOrigin)
+        pagesSession = PagesSession(URLSessionNetworkFetcher(sendingTo: developmentOrigin), origin: developmentOrigin)
         switch package {
         case .store(let source):
             packages = source

@@ -153,6 +153,36 @@ import FoundationNetworking
         #expect(server.connections == 1)
     }
 
+    /// A host's own `PackageServing`, listed in one configuration for several containers, gives their pages one
+    /// session too; a copy sent to another development server gets a session of its own, never the old server.
+    @MainActor @Test func aPackageServingsPagesShareOneConnection() async throws {
+        let (first, second) = (try KeepAliveHTTPServer(body: "first"), try KeepAliveHTTPServer(body: "second"))
+        defer {
+            first.stop()
+            second.stop()
+        }
+        let site = try #require(URL(string: "https://shop.example/"))
+        let route = try OfflineRoute(scheme: "hybrid", prefixes: ["https://shop.example/"])
+        var serving = PackageServing(
+            store: try SiteTests.empty.get(), route: route,
+            developmentOrigin: try DevelopmentOrigin(sending: site, to: try #require(URL(string: first.origin))))
+        func fetch(_ serving: PackageServing) async throws -> Data {
+            let (container, engine) = try SiteTests().make(ContainerConfiguration(features: [serving]))
+            defer { container.close() }
+            let task = RecordingTask(EngineRequest(url: try #require(URL(string: "hybrid://shop.example/api"))))
+            try #require(engine.schemeHandlers["hybrid"]).start(task)
+            try await task.ended(timeout: .seconds(5))
+            return task.body
+        }
+        for _ in 1...3 { #expect(try await fetch(serving) == Data("first".utf8)) }
+        #expect(first.requests.count == 3)
+        #expect(first.connections == 1)
+        serving.developmentOrigin = try DevelopmentOrigin(sending: site, to: try #require(URL(string: second.origin)))
+        for _ in 1...2 { #expect(try await fetch(serving) == Data("second".utf8)) }
+        #expect(second.connections == 1)
+        #expect(first.requests.count == 3)
+    }
+
     /// Every event of one fetch, until it ends.
     static func get(_ url: URL, with fetcher: URLSessionNetworkFetcher) async throws -> [NetworkFetchEvent] {
         let events = Mutex<[NetworkFetchEvent]>([])
