@@ -100,11 +100,7 @@ public struct PackageServing: PageFeature {
 /// The URLSession pages' own fetchers share: made on first use for the development origin asked for, and made
 /// again if a later page asks for another (``PackageServing/developmentOrigin`` is settable).
 final class PagesSession: Sendable {
-    private let made: Mutex<(origin: DevelopmentOrigin?, fetcher: URLSessionNetworkFetcher)?>
-
-    init(_ fetcher: URLSessionNetworkFetcher? = nil, origin: DevelopmentOrigin? = nil) {
-        made = Mutex(fetcher.map { (origin, $0) })
-    }
+    private let made = Mutex<(origin: DevelopmentOrigin?, fetcher: URLSessionNetworkFetcher)?>(nil)
 
     func fetcher(sendingTo origin: DevelopmentOrigin?) -> URLSessionNetworkFetcher {
         made.withLock { made in

@@ -70,7 +70,7 @@ public struct HybridSite: Sendable {
         } else {
             developmentOrigin = nil
         }
-        pagesSession = PagesSession(URLSessionNetworkFetcher(sendingTo: developmentOrigin), origin: developmentOrigin)
+        pagesSession = PagesSession()
         switch package {
         case .store(let source):
             packages = source

@@ -46,9 +46,7 @@ import FoundationNetworking
         let started = ContinuousClock.now
         async let cut = Self.get(url, with: closing)
         async let kept = Self.get(url, with: going)
-        while server.requests.count < 2, ContinuousClock.now - started < .seconds(5) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(await eventually { server.requests.count == 2 })
         closing.shutDown()
         let cutEvents = try await cut
         #expect(ContinuousClock.now - started < .seconds(1), "the shut fetcher's fetch waited for the server")
@@ -76,11 +74,7 @@ import FoundationNetworking
         let fetcher = URLSessionNetworkFetcher(timeout: 10).sharingSession(cookies: nil)
         let started = ContinuousClock.now
         async let events = Self.get(url, with: fetcher)
-        while !server.requests.contains(where: { $0.hasPrefix("GET /slow ") }),
-            ContinuousClock.now - started < .seconds(5)
-        {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        #expect(await eventually { server.requests.contains { $0.hasPrefix("GET /slow ") } })
         fetcher.shutDown()
         let ended = try await events
         #expect(ContinuousClock.now - started < .seconds(2), "the redirected hop was not cancelled")
@@ -102,11 +96,7 @@ import FoundationNetworking
         for round in 1...3 {
             let page = try #require(URL(string: server.origin + "/page?r=\(round)"))
             #expect(prefetcher.prefetch(for: page) == 1)
-            let deadline = ContinuousClock.now + .seconds(5)
-            while prefetcher.marks(for: page)?.prefetchDone == nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(prefetcher.marks(for: page)?.prefetchDone != nil)
+            #expect(await eventually { prefetcher.marks(for: page)?.prefetchDone != nil })
         }
         #expect(server.requests.count == 3)
         #expect(server.connections == 1)
