@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import HybridKit
 import NIOCore
-import Synchronization
 
 /// Native networking for pages (the "full proxy" strategy of the request hooks): performs each request with
 /// AsyncHTTPClient under a ``ProxyPolicy``, follows redirects itself hop by hop with browser rules, keeps cookies in
@@ -44,7 +43,9 @@ public struct NativeProxy: RequestProxying {
         let exchange = ProxyExchange(
             request: request, policy: policy, cookies: cookies, resolver: resolver, client: client, loop: loop)
         let timeout = policy.timeout
-        let deadline = ProxyDeadline()
+        // The timer that ends the request at the policy's timeout, stopped when the exchange ends first (which may
+        // be before the timer is armed).
+        let deadline = CancelOnce<Scheduled<Void>> { $0.cancel() }
         let control = exchange.control
         // Queued on the loop even when the caller is on it: the first events may then never reach a caller
         // before `perform` returned, whatever lock it holds.
@@ -52,7 +53,7 @@ public struct NativeProxy: RequestProxying {
             exchange.run(sink) { deadline.cancel() }
         }
         // A timer on the request's event loop rather than a sleeping task beside the exchange.
-        deadline.arm(
+        deadline.hold(
             loop.scheduleTask(in: TimeAmount(timeout)) {
                 sink.send(
                     .failed(
@@ -62,33 +63,5 @@ public struct NativeProxy: RequestProxying {
                 control.cancel()
             })
         return ProxyRequestHandle(sink: sink, control: control)
-    }
-}
-
-/// The timer that ends a proxied request at the policy's timeout, cancelled when the exchange ends first (which may
-/// be before the timer is armed).
-private final class ProxyDeadline: Sendable {
-    private struct State {
-        var timer: Scheduled<Void>?
-        var done = false
-    }
-
-    private let state = Mutex(State())
-
-    func arm(_ timer: Scheduled<Void>) {
-        let done = state.withLock { state in
-            if !state.done { state.timer = timer }
-            return state.done
-        }
-        if done { timer.cancel() }
-    }
-
-    func cancel() {
-        let timer = state.withLock { state in
-            state.done = true
-            defer { state.timer = nil }
-            return state.timer
-        }
-        timer?.cancel()
     }
 }

@@ -4,6 +4,9 @@ import HybridKit
 import NIOCore
 import NIOHTTP1
 
+/// What stops a proxied request: its running hop's client task.
+typealias ProxyControl = CancelOnce<HTTPClient.Task<ProxyHopDelegate.Decision>>
+
 /// One proxied request from the first hop to the last byte: vets every hop against the policy, asks the cookie
 /// handler for each hop's Cookie header and hands it every Set-Cookie, follows redirects by the browser rules, and
 /// streams the final body through the sink with the size limit applied as bytes arrive.
@@ -15,8 +18,8 @@ struct ProxyExchange: Sendable {
     let client: HTTPClient
     /// Where the request's steps run (hops' answers may arrive on another of the client's loops).
     let loop: any EventLoop
-    /// Cancels whichever hop is running when the page or the timeout ends the request.
-    let control = ProxyControl()
+    /// Stops whichever hop is running when the page or the timeout ends the request, and any hop after it.
+    let control = ProxyControl { $0.cancel() }
 
     /// Response headers the page never sees: cookies belong to the jar, the rest describe the connection the
     /// proxy had, not the response (the body arrives de-chunked).
@@ -148,12 +151,12 @@ struct ProxyExchange: Sendable {
         } catch {
             return loop.makeFailedFuture(error)
         }
-        let started = control.start {
-            client.execute(
-                request: outgoing, delegate: ProxyHopDelegate(sink: sink, decide: decide),
-                eventLoop: .indifferent, deadline: .now() + TimeAmount(policy.timeout))
-        }
-        guard let started else { return loop.makeFailedFuture(CancellationError()) }
+        guard !control.isCancelled else { return loop.makeFailedFuture(CancellationError()) }
+        let started = client.execute(
+            request: outgoing, delegate: ProxyHopDelegate(sink: sink, decide: decide), eventLoop: .indifferent,
+            deadline: .now() + TimeAmount(policy.timeout))
+        // Cancelled while the hop started: `hold` stopped it, and its failure ends the request as cancelled.
+        control.hold(started)
         return started.futureResult.hop(to: loop).flatMapError { error in
             guard Self.isConnectFailure(error), !control.isCancelled, targets.count > 1 else {
                 return loop.makeFailedFuture(error)
