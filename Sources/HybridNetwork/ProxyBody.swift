@@ -37,9 +37,9 @@ extension ProxyBody {
 }
 
 /// Writes a body to the client as its bytes become available: what is there (up to a chunk) goes out, and once
-/// that write is out the next read takes what arrived meanwhile. A body still arriving over the body channel is
-/// read on the thread whose write brings its bytes, so it reaches upstream at the pace it arrives, with no task
-/// between the page's connection and upstream.
+/// that write is out the next read takes what arrived meanwhile. A read of a body still arriving over the body
+/// channel is answered by the write that brings its bytes and goes on from the loop, so the body reaches upstream
+/// at the pace it arrives, with no task between the page's connection and upstream.
 struct ProxyBodyPump: Sendable {
     let source: any RequestBodySource
     let writer: HTTPClient.Body.StreamWriter
