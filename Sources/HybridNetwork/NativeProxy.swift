@@ -47,8 +47,8 @@ public struct NativeProxy: RequestProxying {
         // be before the timer is armed).
         let deadline = CancelOnce<Scheduled<Void>> { $0.cancel() }
         let control = exchange.control
-        // Queued on the loop even when the caller is on it: the first events may then never reach a caller
-        // before `perform` returned, whatever lock it holds.
+        // Queued on the loop even when the caller is on it: no event is delivered inside the caller's own stack,
+        // whatever lock it holds there.
         loop.execute {
             exchange.run(sink) { deadline.cancel() }
         }
