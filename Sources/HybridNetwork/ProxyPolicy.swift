@@ -1,6 +1,5 @@
 import Foundation
 import HybridKit
-import NIOCore
 
 /// What the native proxy may do on a page's behalf. Secure by default: no host is allowed until listed, and
 /// loopback, private and link-local addresses stay refused even for listed hosts unless their kind is allowed.
@@ -44,34 +43,9 @@ public struct ProxyPolicy: Sendable {
     public func allows(host: String) -> Bool { allowedHosts.contains { $0.matches(host) } }
 
     /// Checks a URL the proxy is about to connect to: scheme, host, and every address the host stands for (all of
-    /// them: the client may connect to any). Completes with the vetted addresses of a name, nil for a literal
-    /// address; a literal is checked at once, a name after the resolver answered.
-    func vet(_ url: URL, resolver: any HostResolving, on loop: any EventLoop) -> EventLoopFuture<[IPAddress]?> {
-        let host: String
-        do throws(ProxyError) {
-            host = try allowedHost(of: url)
-            if let literal = IPAddress(host) {
-                try check([literal], of: host)
-                return loop.makeSucceededFuture(nil)
-            }
-        } catch {
-            return loop.makeFailedFuture(error)
-        }
-        let resolved = loop.makePromise(of: [IPAddress]?.self)
-        Task {
-            do throws(ProxyError) {
-                let addresses = try await resolver.addresses(of: host)
-                try check(addresses, of: host)
-                resolved.succeed(addresses)
-            } catch {
-                resolved.fail(error)
-            }
-        }
-        return resolved.futureResult
-    }
-
-    /// The URL's host, normalised, if the scheme is http(s) and the host is allowed.
-    private func allowedHost(of url: URL) throws(ProxyError) -> String {
+    /// them: the client may connect to any). Returns the vetted addresses of a name, nil for a literal address.
+    @discardableResult
+    func vet(_ url: URL, resolver: any HostResolving) async throws(ProxyError) -> [IPAddress]? {
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else { throw .unsupportedScheme(scheme) }
         guard let rawHost = url.host(percentEncoded: false), !rawHost.isEmpty else {
@@ -79,15 +53,18 @@ public struct ProxyPolicy: Sendable {
         }
         let host = HostPattern.normalized(rawHost)
         guard allows(host: host) else { throw .hostNotAllowed(host) }
-        return host
-    }
-
-    /// Refuses `addresses` when any is of a special kind the policy does not allow.
-    private func check(_ addresses: [IPAddress], of host: String) throws(ProxyError) {
+        let literal = IPAddress(host)
+        let addresses: [IPAddress]
+        if let literal {
+            addresses = [literal]
+        } else {
+            addresses = try await resolver.addresses(of: host)
+        }
         for address in addresses {
             if let kind = SpecialAddressKind.of(address), !allowedAddressKinds.contains(kind) {
                 throw .addressNotAllowed(host: host, address: address.description)
             }
         }
+        return literal == nil ? addresses : nil
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import HybridKit
 import HybridNetwork
 import Testing
@@ -52,70 +51,5 @@ import Testing
         let echo = try #require(outcome.echo, "\(outcome.events)")
         #expect(echo.values("host") == ["next.pinned.test:\(server.port)"])
         #expect(outcome.head?.url.absoluteString == target)
-    }
-
-    /// A request cancelled while its host is being resolved never starts: the resolver's answer comes after the
-    /// cancel, and no hop may go out on it (the exchange runs in callbacks, not a task a cancel would reach).
-    @Test func aRequestCancelledWhileItsHostResolvesSendsNothing() async throws {
-        let server = try await ProxyTestServer.start()
-        var policy = loopbackPolicy()
-        policy.allowedHosts = ["slow.pinned.test"]
-        let resolving = SlowResolver(answer: try #require(IPAddress("127.0.0.1")))
-        let proxy = NativeProxy(policy: policy, resolver: resolving)
-        let collector = EventCollector()
-        let handle = proxy.perform(
-            ProxiedRequest(
-                url: try #require(URL(string: "http://slow.pinned.test:\(server.port)/echo")), method: "POST",
-                body: Data("never".utf8))
-        ) { collector.record($0) }
-        try await resolving.asked.wait()
-        handle.cancel()
-        resolving.answer()
-        let outcome = await collector.ended()
-        #expect(outcome.error == .cancelled && outcome.events.count == 1, "\(outcome.events)")
-        // Long enough for a hop that was wrongly sent to reach the server.
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(server.requests.isEmpty, "the cancelled request went upstream")
-    }
-}
-
-/// A resolver that answers only when told to, once it was asked.
-final class SlowResolver: HostResolving {
-    let asked = Signal()
-    private let released = Signal()
-    private let address: IPAddress
-
-    init(answer: IPAddress) { address = answer }
-
-    func answer() { released.fire() }
-
-    func addresses(of host: String) async throws(ProxyError) -> [IPAddress] {
-        asked.fire()
-        try? await released.wait()
-        return [address]
-    }
-}
-
-/// Fires once; waiters before or after the fire all return.
-final class Signal: Sendable {
-    private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func fire() {
-        let waiters = state.withLock { state in
-            state.fired = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func wait() async throws {
-        await withCheckedContinuation { continuation in
-            let fired = state.withLock { state in
-                if !state.fired { state.waiters.append(continuation) }
-                return state.fired
-            }
-            if fired { continuation.resume() }
-        }
     }
 }

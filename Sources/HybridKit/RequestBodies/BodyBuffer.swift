@@ -19,8 +19,7 @@ final class BodyBuffer: @unchecked Sendable {
     private struct Waiter {
         let id: Int
         let needed: Int
-        /// Called once, outside the lock, on the thread that made the bytes available (or failed the buffer).
-        let wake: @Sendable (Result<Void, any Error>) -> Void
+        let continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct Fill {
@@ -94,7 +93,7 @@ final class BodyBuffer: @unchecked Sendable {
         }
         switch result {
         case .success(let (received, ready)):
-            for waiter in ready { waiter.wake(.success(())) }
+            for waiter in ready { waiter.continuation.resume() }
             return received
         case .failure(let error):
             throw error
@@ -109,68 +108,47 @@ final class BodyBuffer: @unchecked Sendable {
             defer { fill.waiters.removeAll() }
             return fill.waiters
         }
-        for waiter in waiters { waiter.wake(.failure(error)) }
+        for waiter in waiters { waiter.continuation.resume(throwing: error) }
     }
 
     /// Up to `maxBytes` bytes at `offset`, waiting until at least one byte past `offset` arrived without a gap
     /// before it. Empty at the end. Throws the buffer's failure, or `CancellationError` when the task is cancelled.
     func bytes(at offset: Int, maxBytes: Int) async throws -> Data {
         guard offset < size, maxBytes > 0 else { return Data() }
+        try await waitUntil(available: offset + 1)
+        let end = fill.withLock { fill in min(fill.prefix, offset + maxBytes) }
+        guard let base = storage.baseAddress, end > offset else { return Data() }
+        // Without a copy: bytes that arrived are never written again, and the `Data` keeps this buffer alive.
+        return Data(
+            bytesNoCopy: base + offset, count: end - offset,
+            deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
+    }
+
+    private func waitUntil(available needed: Int) async throws {
         let slot = WaiterSlot()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                wait(available: offset + 1, slot: slot) { continuation.resume(with: $0) }
+                let outcome: Result<Void, any Error>? = fill.withLock { fill in
+                    if fill.prefix >= needed { return .success(()) }
+                    if let failure = fill.failure { return .failure(failure) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    let id = fill.nextWaiter
+                    fill.nextWaiter += 1
+                    fill.waiters.append(Waiter(id: id, needed: needed, continuation: continuation))
+                    slot.id.withLock { $0 = id }
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
-            // The waiter may not be registered yet (then the check under the lock in `wait` sees the cancellation).
+            // The waiter may not be registered yet (then the check under the lock above sees the cancellation).
             guard let id = slot.id.withLock({ $0 }) else { return }
             let waiter: Waiter? = fill.withLock { fill in
                 guard let index = fill.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                 return fill.waiters.remove(at: index)
             }
-            waiter?.wake(.failure(CancellationError()))
+            waiter?.continuation.resume(throwing: CancellationError())
         }
-        return available(at: offset, maxBytes: maxBytes)
-    }
-
-    /// ``bytes(at:maxBytes:)`` for a reader on an event loop: `handler` gets the bytes at once when at least one is
-    /// there, else on the thread whose write brings them (or whose failure ends the buffer). No task between the
-    /// writer and the reader, so a body relayed from one connection to another keeps pace with its arrival.
-    func bytes(
-        at offset: Int, maxBytes: Int, then handler: @escaping @Sendable (Result<Data, any Error>) -> Void
-    ) {
-        guard offset < size, maxBytes > 0 else { return handler(.success(Data())) }
-        wait(available: offset + 1, slot: nil) { [self] outcome in
-            handler(outcome.map { available(at: offset, maxBytes: maxBytes) })
-        }
-    }
-
-    /// Calls `wake` once the first `needed` bytes are in without a gap (at once, when they are). A waiting reader's
-    /// id goes into `slot` under the lock, so a cancellation that comes after the check here always finds it.
-    private func wait(
-        available needed: Int, slot: WaiterSlot?, _ wake: @escaping @Sendable (Result<Void, any Error>) -> Void
-    ) {
-        let outcome: Result<Void, any Error>? = fill.withLock { fill in
-            if fill.prefix >= needed { return .success(()) }
-            if let failure = fill.failure { return .failure(failure) }
-            if slot != nil, Task.isCancelled { return .failure(CancellationError()) }
-            let id = fill.nextWaiter
-            fill.nextWaiter += 1
-            fill.waiters.append(Waiter(id: id, needed: needed, wake: wake))
-            slot?.id.withLock { $0 = id }
-            return nil
-        }
-        if let outcome { wake(outcome) }
-    }
-
-    /// The bytes from `offset` that arrived without a gap, up to `maxBytes`, without a copy: bytes that arrived are
-    /// never written again, and the `Data` keeps this buffer alive.
-    private func available(at offset: Int, maxBytes: Int) -> Data {
-        let end = fill.withLock { fill in min(fill.prefix, offset + maxBytes) }
-        guard let base = storage.baseAddress, end > offset else { return Data() }
-        return Data(
-            bytesNoCopy: base + offset, count: end - offset,
-            deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
     }
 
     /// Inserts `range` before `index` (where it belongs) and merges it with neighbours it touches.

@@ -40,12 +40,4 @@ public final class StoredBody: RequestBodySource {
     public func bytes(at offset: Int, maxBytes: Int) async throws -> Data {
         try await buffer.bytes(at: offset, maxBytes: maxBytes)
     }
-
-    /// Called on the thread whose write brings the bytes (the body channel's connection, say) when they were not
-    /// there yet.
-    public func bytes(
-        at offset: Int, maxBytes: Int, then handler: @escaping @Sendable (Result<Data, any Error>) -> Void
-    ) {
-        buffer.bytes(at: offset, maxBytes: maxBytes, then: handler)
-    }
 }

@@ -113,30 +113,4 @@ import Testing
         try store.append(Data(0..<8), at: 0, to: id, owner: owner)
         #expect(try await body.bytes(at: 2, maxBytes: 3) == Data([2, 3, 4]))
     }
-
-    /// The read a relay on an event loop uses: answered at once when bytes are there, else on the thread whose
-    /// write brings them, inside that write (so a relay keeps pace with the upload, with no task between).
-    @Test func aCallbackReadIsAnsweredByTheWriteThatBringsItsBytes() throws {
-        let store = BodyStore()
-        let id = try store.begin(size: 8, contentType: nil, owner: owner)
-        let body = try store.claim(id, owner: owner)
-        let answers = Mutex<[Result<Data, BodyStoreError>]>([])
-        let record: @Sendable (Result<Data, any Error>) -> Void = { result in
-            answers.withLock { $0.append(result.mapError { $0 as? BodyStoreError ?? .unknownBody }) }
-        }
-        body.bytes(at: 0, maxBytes: 3, then: record)
-        #expect(answers.withLock { $0.isEmpty }, "no byte yet: the read waits")
-        try store.append(Data([0, 1]), at: 0, to: id, owner: owner)
-        #expect(answers.withLock { $0 } == [.success(Data([0, 1]))], "answered inside the write, with what is there")
-        body.bytes(at: 1, maxBytes: 3, then: record)
-        #expect(answers.withLock { $0.count } == 2, "a byte was there: answered at once")
-        #expect(answers.withLock { $0.last } == .success(Data([1])))
-        body.bytes(at: 8, maxBytes: 3, then: record)
-        #expect(answers.withLock { $0.last } == .success(Data()), "at the end: empty, at once")
-        // A read still waiting when the upload is abandoned gets the failure, once.
-        body.bytes(at: 2, maxBytes: 3, then: record)
-        store.discard(id, owner: owner)
-        let failures = answers.withLock { $0.filter { if case .failure = $0 { true } else { false } } }
-        #expect(failures.count == 1)
-    }
 }
