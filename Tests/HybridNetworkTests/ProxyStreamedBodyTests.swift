@@ -103,4 +103,29 @@ import Testing
         #expect(server.requests.isEmpty)
         #expect(source.reads.withLock { $0 } == 0)
     }
+
+    /// A server may answer before it read the body (an early refusal, a redirect): the page gets that answer, or
+    /// the redirect's next hop, while the body is still arriving, not when its upload ends. Here the upload never
+    /// ends; the policy's timeout (5 s) is what a proxy that waited for it would hit.
+    @Test(arguments: ["/early/200", "/early/403", "/early/303?to=/echo"])
+    func anAnswerBeforeTheBodyEndedReachesThePageAtOnce(_ path: String) async throws {
+        let server = try await ProxyTestServer.start()
+        let proxy = NativeProxy(policy: loopbackPolicy(timeout: .seconds(5)))
+        let source = TrickleSource(Self.payload)
+        source.release(upTo: 100_000)
+        var request = ProxiedRequest(url: server.url(path), method: "POST")
+        request.streamedBody = source
+        let started = ContinuousClock.now
+        let outcome = await proxy.run(request)
+        let took = ContinuousClock.now - started
+        source.breakOff()
+        #expect(outcome.error == nil && outcome.finished, "\(outcome.events)")
+        #expect(took < .seconds(3), "the answer waited \(took) for a body that never ended")
+        if path.contains("303") {
+            #expect(outcome.head?.statusCode == 200 && outcome.echo?.method == "GET", "\(outcome.events)")
+        } else {
+            #expect(outcome.head?.statusCode == (path.contains("403") ? 403 : 200))
+            #expect(outcome.bodyText == "early")
+        }
+    }
 }

@@ -93,6 +93,19 @@ final class ProxyTestServer: Sendable {
             return Response(
                 status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: "moved")))
         }
+        // /early/STATUS[?to=/echo]: answers at once without reading the request body (a server refusing an upload,
+        // or redirecting it, before its end); with `to`, as a redirect to it.
+        for method in methods {
+            router.on("/early/:status", method: method) { request, _ in
+                let status = Int(request.uri.path.split(separator: "/").last ?? "") ?? 200
+                var headers = HTTPFields()
+                if let to = request.uri.queryParameters.get("to") {
+                    headers.append(HTTPField(name: .location, value: to))
+                }
+                return Response(
+                    status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: "early")))
+            }
+        }
         // /loop/N: redirects N more times, then answers "done".
         any("/loop/:count") { request, _, _ in
             let count = Int(request.uri.path.split(separator: "/").last ?? "") ?? 0
