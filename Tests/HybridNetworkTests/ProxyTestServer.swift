@@ -83,27 +83,12 @@ final class ProxyTestServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: json)))
         }
         // /redirect/303?to=/echo[&cookie=name%3Dvalue]: answers `status` with Location `to`.
-        any("/redirect/:status") { request, _, _ in
-            let status = Int(request.uri.path.split(separator: "/").last ?? "") ?? 302
-            var headers = HTTPFields()
-            if let to = request.uri.queryParameters.get("to") { headers.append(HTTPField(name: .location, value: to)) }
-            for cookie in request.uri.queryParameters.getAll("cookie") {
-                headers.append(HTTPField(name: .setCookie, value: cookie))
-            }
-            return Response(
-                status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: "moved")))
-        }
-        // /early/STATUS[?to=/echo]: answers at once without reading the request body (a server refusing an upload,
-        // or redirecting it, before its end); with `to`, as a redirect to it.
+        any("/redirect/:status") { request, _, _ in statusAnswer(request, defaultStatus: 302, text: "moved") }
+        // /early/STATUS[?to=/echo]: the same answer at once, without reading the request body (a server refusing an
+        // upload, or redirecting it, before its end).
         for method in methods {
             router.on("/early/:status", method: method) { request, _ in
-                let status = Int(request.uri.path.split(separator: "/").last ?? "") ?? 200
-                var headers = HTTPFields()
-                if let to = request.uri.queryParameters.get("to") {
-                    headers.append(HTTPField(name: .location, value: to))
-                }
-                return Response(
-                    status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: "early")))
+                statusAnswer(request, defaultStatus: 200, text: "early")
             }
         }
         // /loop/N: redirects N more times, then answers "done".
@@ -215,6 +200,18 @@ final class ProxyTestServer: Sendable {
 
 struct ServerDidNotStart: Error, CustomStringConvertible {
     var description: String { "the proxy test server did not start listening on 127.0.0.1" }
+}
+
+/// The answer of `/redirect/STATUS` and `/early/STATUS`: the status in the path, Location from `to`, a Set-Cookie
+/// per `cookie`.
+private func statusAnswer(_ request: Request, defaultStatus: Int, text: String) -> Response {
+    let status = Int(request.uri.path.split(separator: "/").last ?? "") ?? defaultStatus
+    var headers = HTTPFields()
+    if let to = request.uri.queryParameters.get("to") { headers.append(HTTPField(name: .location, value: to)) }
+    for cookie in request.uri.queryParameters.getAll("cookie") {
+        headers.append(HTTPField(name: .setCookie, value: cookie))
+    }
+    return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
 }
 
 /// Lets the routes reach the server object created after the router.
