@@ -125,4 +125,32 @@ import Testing
             #expect(outcome.bodyText == "early")
         }
     }
+
+    /// The same answers when the body's bytes come only after the server answered (it answers the head at once):
+    /// the hop ends with the answer, a 307 sends the whole body to the next hop and a 303 none.
+    @Test(arguments: [("/early/303?to=/echo", 200), ("/early/403", 403), ("/early/307?to=/echo", 200)])
+    func anAnswerBeforeTheBodysBytesCameEndsTheHop(_ path: String, status: Int) async throws {
+        let server = try await ProxyTestServer.start()
+        let proxy = NativeProxy(policy: loopbackPolicy(timeout: .seconds(2)))
+        let source = TrickleSource(Self.payload)
+        var request = ProxiedRequest(url: server.url(path), method: "POST")
+        request.streamedBody = source
+        // The body's bytes come only once the server has answered (it answers the head at once).
+        let release = Task {
+            try await Task.sleep(for: .milliseconds(200))
+            source.release(upTo: Self.payload.count)
+        }
+        let outcome = await proxy.run(request)
+        release.cancel()
+        #expect(outcome.error == nil && outcome.finished, "\(outcome.events)")
+        #expect(outcome.head?.statusCode == status, "\(outcome.events)")
+        switch status {
+        case 403: #expect(outcome.bodyText == "early")
+        default:
+            // A 303 turns the next hop into a GET without a body; a 307 sends the whole body again.
+            let resent = path.hasPrefix("/early/307")
+            #expect(outcome.echo?.method == (resent ? "POST" : "GET"), "the next hop: \(outcome.events)")
+            #expect(outcome.echo?.bodyData == (resent ? Self.payload : Data()), "the next hop's body")
+        }
+    }
 }
