@@ -216,7 +216,12 @@ final class LoopbackAcceptor: Sendable {
                 }
             }
         }
-        guard bound == 0, listen(fd, 256) == 0 else {
+        // The longest accept queue the system allows (the kernel caps it at its own limit): a local process holding
+        // hundreds of connections open and reconnecting each one the channel closes keeps a short queue full, and the
+        // kernel then drops the handshakes of the engine's real uploads too, which wait out its retransmission
+        // backoff (1, 2, 4… s). Queued connections cost the kernel a little memory each, bounded by what the flooding
+        // process itself holds open, and the accepting thread drains the queue in microseconds per connection.
+        guard bound == 0, listen(fd, SOMAXCONN) == 0 else {
             let code = errno
             close(fd)
             throw .system(ipv6 ? "bind ::1" : "bind 127.0.0.1", code)
