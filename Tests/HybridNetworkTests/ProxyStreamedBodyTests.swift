@@ -126,9 +126,14 @@ import Testing
         }
     }
 
-    /// The same answers when the body's bytes come only after the server answered (it answers the head at once):
-    /// the hop ends with the answer, a 307 sends the whole body to the next hop and a 303 none.
-    @Test(arguments: [("/early/303?to=/echo", 200), ("/early/403", 403), ("/early/307?to=/echo", 200)])
+    /// The same answers when the body's bytes come only after the server answered (it answers the head at once,
+    /// with a body or with none): the hop ends with the answer, a 307 sends the whole body to the next hop and a 303
+    /// none. A proxy on AsyncHTTPClient's delegate API hung on the answers with no body (BENCHMARKS.md, the
+    /// event-loop attempt): their end came while the body's first write waited, and the hop waited for the body.
+    @Test(arguments: [
+        ("/early/303?to=/echo", 200), ("/early/303?to=/echo&empty", 200), ("/early/403", 403),
+        ("/early/403?empty", 403), ("/early/307?to=/echo", 200), ("/early/307?to=/echo&empty", 200),
+    ])
     func anAnswerBeforeTheBodysBytesCameEndsTheHop(_ path: String, status: Int) async throws {
         let server = try await ProxyTestServer.start()
         let proxy = NativeProxy(policy: loopbackPolicy(timeout: .seconds(2)))
@@ -145,7 +150,7 @@ import Testing
         #expect(outcome.error == nil && outcome.finished, "\(outcome.events)")
         #expect(outcome.head?.statusCode == status, "\(outcome.events)")
         switch status {
-        case 403: #expect(outcome.bodyText == "early")
+        case 403: #expect(outcome.bodyText == (path.hasSuffix("empty") ? "" : "early"))
         default:
             // A 303 turns the next hop into a GET without a body; a 307 sends the whole body again.
             let resent = path.hasPrefix("/early/307")

@@ -84,8 +84,8 @@ final class ProxyTestServer: Sendable {
         }
         // /redirect/303?to=/echo[&cookie=name%3Dvalue]: answers `status` with Location `to`.
         any("/redirect/:status") { request, _, _ in statusAnswer(request, defaultStatus: 302, text: "moved") }
-        // /early/STATUS[?to=/echo]: the same answer at once, without reading the request body (a server refusing an
-        // upload, or redirecting it, before its end).
+        // /early/STATUS[?to=/echo][&empty]: the same answer at once, without reading the request body (a server
+        // refusing an upload, or redirecting it, before its end); `empty`: with no body, so its end comes with its head.
         for method in methods {
             router.on("/early/:status", method: method) { request, _ in
                 statusAnswer(request, defaultStatus: 200, text: "early")
@@ -203,7 +203,7 @@ struct ServerDidNotStart: Error, CustomStringConvertible {
 }
 
 /// The answer of `/redirect/STATUS` and `/early/STATUS`: the status in the path, Location from `to`, a Set-Cookie
-/// per `cookie`.
+/// per `cookie`, `text` as the body unless the query has `empty`.
 private func statusAnswer(_ request: Request, defaultStatus: Int, text: String) -> Response {
     let status = Int(request.uri.path.split(separator: "/").last ?? "") ?? defaultStatus
     var headers = HTTPFields()
@@ -211,7 +211,8 @@ private func statusAnswer(_ request: Request, defaultStatus: Int, text: String) 
     for cookie in request.uri.queryParameters.getAll("cookie") {
         headers.append(HTTPField(name: .setCookie, value: cookie))
     }
-    return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    let body = request.uri.queryParameters.has("empty") ? "" : text
+    return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
 }
 
 /// Lets the routes reach the server object created after the router.
