@@ -50,8 +50,7 @@ import WebKitStandIn
         "downloads.httpResponsesTheEngineCannotShowAreRecognized":
             "the stand-in declares WKDownload but never creates one",
         "downloads.customSchemeAttachmentsAreRecognized":
-            "the stand-in declares WKDownload but never creates one (and WebKitGTK behind it starts no "
-            + "download for a custom scheme either)",
+            "the stand-in declares WKDownload but never creates one",
         "history.snapshotRestoresWithoutNavigating":
             "the stand-in rebuilds its back/forward list from the engine's history length one hop after a "
             + "restore, so historyLength right after restoring reads the old list",

@@ -23,7 +23,18 @@ public final class HybridContainer {
     /// Hears what the navigation policy hands out (external links, new windows, dialogs, downloads).
     public var navigationPolicyHost: (any NavigationPolicyHost)? {
         get { navigationPolicy?.host }
-        set { navigationPolicy?.host = newValue }
+        set {
+            guard let navigationPolicy else {
+                // A setter cannot throw: a host that would hear nothing is told so here, where it was set.
+                if newValue != nil {
+                    logger.warning(
+                        "navigationPolicyHost set on a container without a navigation policy: it will hear no external links, new windows, dialogs or downloads; set ContainerConfiguration.navigationPolicy (NavigationPolicyConfiguration())"
+                    )
+                }
+                return
+            }
+            navigationPolicy.host = newValue
+        }
     }
     /// Nil when the configuration turned the navigation policy off.
     public let navigationPolicy: NavigationPolicyController?

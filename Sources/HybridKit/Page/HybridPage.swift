@@ -46,7 +46,15 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
         }
     }
 
-    public func didRecognizeDownload(_ download: EngineDownload) { uiDelegate?.didRecognizeDownload(download) }
+    public func didRecognizeDownload(_ download: EngineDownload) {
+        guard let uiDelegate else {
+            // The engine saves nothing itself: unheard, the page's download is lost, so say where to hear it.
+            return logger.warning(
+                "the page's download was dropped: nothing hears downloads; set HybridPage.uiDelegate (in a container: ContainerConfiguration.navigationPolicy, then navigationPolicyHost)",
+                metadata: ["url": "\(download.url.absoluteString)", "filename": "\(download.suggestedFilename ?? "-")"])
+        }
+        uiDelegate.didRecognizeDownload(download)
+    }
     public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {
         uiDelegate?.didFailSubresourceLoad(failure)
     }

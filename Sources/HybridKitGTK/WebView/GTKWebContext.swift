@@ -73,6 +73,9 @@ final class GTKWebContext {
         webkit_security_manager_register_uri_scheme_as_cors_enabled(security, scheme)
     }
 
+    /// Whether this context serves `scheme` through a handler (``registerScheme(_:)``).
+    func serves(scheme: String) -> Bool { registeredSchemes.contains(scheme.lowercased()) }
+
     private func route(_ request: UnsafeMutablePointer<WebKitURISchemeRequest>) {
         let engineView = webkit_uri_scheme_request_get_web_view(request).map { UnsafeMutableRawPointer($0) }
         guard let engineView, let view = views[engineView]?.view else {

@@ -154,12 +154,29 @@ extension GTKWebView {
             switch delegate.decidePolicy(for: navigation) {
             case .allow: webkit_policy_decision_use(policyDecision)
             case .cancel: webkit_policy_decision_ignore(policyDecision)
-            case .download: webkit_policy_decision_download(policyDecision)
+            case .download:
+                if let url, let scheme = url.scheme, GTKWebContext.shared.serves(scheme: scheme) {
+                    reportCustomSchemeDownload(navigation, url: url, decision: policyDecision)
+                } else {
+                    webkit_policy_decision_download(policyDecision)
+                }
             }
             return true
         default:
             return false
         }
+    }
+
+    /// WebKitGTK 2.50 makes no download of a custom-scheme response: told to download one, it fails the load
+    /// ("Frame load interrupted") and never emits `download-started`, so the UI delegate would hear nothing. No
+    /// download is ever written by the engine anyway (``GTKDownloads`` reports each one and cancels it), so such a
+    /// response is reported here from its head, as WebKit's own download would have been, and its load stopped.
+    private func reportCustomSchemeDownload(
+        _ response: NavigationResponse, url: URL, decision: UnsafeMutablePointer<WebKitPolicyDecision>
+    ) {
+        webkit_policy_decision_ignore(decision)
+        let name = response.suggestedFilename.flatMap { $0.isEmpty ? nil : $0 } ?? GTKDownloads.fallbackName(for: url)
+        reportDownload(EngineDownload(url: url, suggestedFilename: name, mimeType: response.mimeType))
     }
 
     static func engineRequest(_ request: UnsafeMutablePointer<WebKitURIRequest>) -> EngineRequest {

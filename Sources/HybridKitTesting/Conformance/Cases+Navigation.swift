@@ -117,7 +117,20 @@ extension EngineConformance {
             }
             let download = rig.ui.downloads.first { $0.url == report }
             try rig.expectEqual(download?.suggestedFilename, "report.bin", "suggested filename")
+            try rig.expectEqual(download?.mimeType, "application/octet-stream", "MIME type")
             try rig.expectEqual(try await rig.eval("document.title"), "\"first\"", "the page after a download")
+            // A type the engine cannot show, without Content-Disposition: named by the URL's last path component.
+            rig.handler.serve(path: "/files/data.zip", contentType: "application/zip", body: Data("PK".utf8))
+            let archive = try rig.url("files/data.zip")
+            try rig.engine().load(EngineRequest(url: archive))
+            try await rig.waitUntil("didRecognizeDownload for data.zip", timeout: .seconds(8)) {
+                rig.ui.downloads.contains { $0.url == archive }
+            }
+            let unnamed = rig.ui.downloads.first { $0.url == archive }
+            try rig.expectEqual(
+                unnamed?.suggestedFilename, "data.zip", "suggested filename without Content-Disposition")
+            try rig.expectEqual(unnamed?.mimeType, "application/zip", "MIME type without Content-Disposition")
+            try rig.expectEqual(try await rig.eval("document.title"), "\"first\"", "the page after the second download")
         },
         ConformanceCase("navigation.newWindowsReachThePolicyAndOpenNothing") { rig in
             rig.page("links.html", linksPage)

@@ -22,12 +22,9 @@ import Testing
     }
 
     /// Cases WebKitGTK fails, and why. Run as known issues, so one that starts passing fails this test and gets
-    /// taken off the list.
-    static let knownGaps: [String: String] = [
-        "downloads.customSchemeAttachmentsAreRecognized":
-            "WebKitGTK 2.50 does not turn a custom-scheme response into a download: answered .download, the load "
-            + "fails with 'Frame load interrupted' and no download starts, so the UI delegate hears nothing"
-    ]
+    /// taken off the list. None today: the one there was (no download of a custom-scheme response) the adapter
+    /// now reports itself.
+    static let knownGaps: [String: String] = [:]
 
     @Test(arguments: EngineConformance.cases)
     func conforms(_ check: ConformanceCase) async throws {

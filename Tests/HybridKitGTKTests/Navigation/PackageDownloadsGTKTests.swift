@@ -1,0 +1,107 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import HybridDemo
+import HybridKit
+import HybridKitGTK
+import HybridTestSupport
+import Testing
+
+/// Downloads from a package page, in real WebKitGTK: a file the engine cannot show, or one the page marks with
+/// `download`, reaches the host's navigation policy host as a download, and the page stays. WebKitGTK 2.50 starts
+/// no download of a custom-scheme response itself; the adapter reports those (the engine conformance case
+/// `downloads.customSchemeAttachmentsAreRecognized` checks the same at the port). Without a navigation policy,
+/// nothing hears downloads: the host is told so, when it sets a host and when a download is dropped.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct PackageDownloadsGTKTests {
+    @GTKActor final class Rig {
+        let container: HybridContainer
+        let host = PolicyHostRecorder()
+        let root: URL
+        static let prefix = "https://downloads.example.com/app/"
+
+        init(navigationPolicy: NavigationPolicyConfiguration?) throws {
+            try GTKRuntime.shared.start(.headless)
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("downloads-\(UUID().uuidString)")
+            let site = root.appendingPathComponent("site")
+            let files = site.appendingPathComponent("files")
+            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+            try Data(
+                """
+                <!doctype html><title>files</title>
+                <a id=zip href="files/data.zip">archive</a>
+                <a id=named href="files/notes.txt" download="saved-notes.txt">notes</a>
+                """.utf8
+            ).write(to: site.appendingPathComponent("index.html"))
+            try Data("PK not really a zip".utf8).write(to: files.appendingPathComponent("data.zip"))
+            try Data("plain text".utf8).write(to: files.appendingPathComponent("notes.txt"))
+            let store = try DemoPackage.install(
+                site: site, id: "com.example.downloads", serves: [Self.prefix], in: root)
+            container = try HybridContainer(
+                configuration: ContainerConfiguration(
+                    features: [PackageServing(store: store, route: try OfflineRoute(prefixes: [Self.prefix]))],
+                    navigationPolicy: navigationPolicy),
+                factory: GTKEngineFactory())
+            container.navigationPolicyHost = host
+            try container.load(try Self.url("index.html"))
+        }
+
+        static func url(_ path: String) throws -> URL {
+            try #require(URL(string: "hybrid://downloads.example.com/app/\(path)"))
+        }
+
+        func evaluate(_ script: String) async -> String? { try? await container.engine.evaluateJavaScript(script) }
+
+        func shown() async throws {
+            try await waitUntil(timeout: .seconds(30)) { await self.evaluate("document.title") == #""files""# }
+        }
+
+        func close() {
+            container.close()
+            try? FileManager.default.removeItem(at: root)
+        }
+    }
+
+    @Test @GTKActor func packageFilesTheEngineCannotShowOrMarkedDownloadReachTheHost() async throws {
+        let rig = try Rig(navigationPolicy: NavigationPolicyConfiguration())
+        defer { rig.close() }
+        try await rig.shown()
+
+        _ = await rig.evaluate("document.getElementById('zip').click()")
+        try await waitUntil(timeout: .seconds(10)) { rig.host.downloads.count == 1 }
+        let archive = try #require(rig.host.downloads.first)
+        #expect(archive.url == (try Rig.url("files/data.zip")))
+        #expect(archive.suggestedFilename == "data.zip")
+        #expect(archive.mimeType == "application/octet-stream")
+
+        _ = await rig.evaluate("document.getElementById('named').click()")
+        try await waitUntil(timeout: .seconds(10)) { rig.host.downloads.count == 2 }
+        let notes = rig.host.downloads[1]
+        #expect(notes.url == (try Rig.url("files/notes.txt")))
+        // WebKitGTK gives the `download` attribute's name only to a download it can load, which a custom scheme's
+        // is not: the URL names it.
+        #expect(notes.suggestedFilename == "notes.txt")
+
+        // Neither replaced the page.
+        #expect(await rig.evaluate("document.title") == #""files""#)
+        #expect(rig.host.downloads.count == 2)
+    }
+
+    @Test @GTKActor func withoutANavigationPolicyTheHostIsToldItHearsNothing() async throws {
+        let logs = LogCapture.installed()
+        logs.reset()
+        let rig = try Rig(navigationPolicy: nil)
+        defer { rig.close() }
+        #expect(
+            logs.messages("hybrid.container").contains {
+                $0.hasPrefix("navigationPolicyHost set on a container without a navigation policy")
+            })
+        try await rig.shown()
+
+        _ = await rig.evaluate("document.getElementById('zip').click()")
+        try await waitUntil(timeout: .seconds(10)) {
+            logs.messages("hybrid.page").contains { $0.hasPrefix("the page's download was dropped") }
+        }
+        #expect(rig.host.downloads.isEmpty)
+        #expect(await rig.evaluate("document.title") == #""files""#)
+    }
+}
+#endif
