@@ -56,7 +56,16 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
         uiDelegate.didRecognizeDownload(download)
     }
     public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {
-        uiDelegate?.didFailSubresourceLoad(failure)
+        guard let uiDelegate else {
+            // Logged here when nothing else hears it (the navigation policy logs it when it is there).
+            if !failure.isCancellation {
+                logger.warning(
+                    "sub-resource failed to load",
+                    metadata: ["url": "\(failure.url?.absoluteString ?? "-")", "error": "\(failure.error)"])
+            }
+            return
+        }
+        uiDelegate.didFailSubresourceLoad(failure)
     }
     public func pageDidRequestClose() { uiDelegate?.pageDidRequestClose() }
 
