@@ -58,11 +58,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {
         guard let uiDelegate else {
             // Logged here when nothing else hears it (the navigation policy logs it when it is there).
-            if !failure.isCancellation {
-                logger.warning(
-                    "sub-resource failed to load",
-                    metadata: ["url": "\(failure.url?.absoluteString ?? "-")", "error": "\(failure.error)"])
-            }
+            if !failure.isCancellation { NavigationPolicyController.log(failure, to: logger) }
             return
         }
         uiDelegate.didFailSubresourceLoad(failure)

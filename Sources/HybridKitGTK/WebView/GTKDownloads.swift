@@ -43,9 +43,7 @@ final class GTKDownloads {
 
     private func started(_ download: UnsafeMutablePointer<WebKitDownload>) {
         let uri = webkit_download_get_request(download).flatMap { borrowGString(webkit_uri_request_get_uri($0)) }
-        let customScheme = uri.flatMap(URL.init(string:)).flatMap { url in
-            url.scheme.map { GTKWebContext.shared.serves(scheme: $0) } == true ? url : nil
-        }
+        let customScheme = uri.flatMap(URL.init(string:)).flatMap { GTKWebContext.shared.serves($0) ? $0 : nil }
         let reportedAtStart = customScheme != nil
         if let url = customScheme {
             // A custom-scheme link with a `download` attribute: WebKitGTK 2.50's network process cannot load the

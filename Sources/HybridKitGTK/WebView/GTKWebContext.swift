@@ -1,5 +1,6 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import CWebKitGTK
+import Foundation
 import HybridKit
 import Logging
 
@@ -73,8 +74,8 @@ final class GTKWebContext {
         webkit_security_manager_register_uri_scheme_as_cors_enabled(security, scheme)
     }
 
-    /// Whether this context serves `scheme` through a handler (``registerScheme(_:)``).
-    func serves(scheme: String) -> Bool { registeredSchemes.contains(scheme.lowercased()) }
+    /// Whether this context serves `url`'s scheme through a handler (``registerScheme(_:)``).
+    func serves(_ url: URL) -> Bool { url.scheme.map { registeredSchemes.contains($0.lowercased()) } ?? false }
 
     private func route(_ request: UnsafeMutablePointer<WebKitURISchemeRequest>) {
         let engineView = webkit_uri_scheme_request_get_web_view(request).map { UnsafeMutableRawPointer($0) }

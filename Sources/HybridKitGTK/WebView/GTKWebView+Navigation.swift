@@ -155,7 +155,7 @@ extension GTKWebView {
             case .allow: webkit_policy_decision_use(policyDecision)
             case .cancel: webkit_policy_decision_ignore(policyDecision)
             case .download:
-                if let url, let scheme = url.scheme, GTKWebContext.shared.serves(scheme: scheme) {
+                if let url, GTKWebContext.shared.serves(url) {
                     reportCustomSchemeDownload(navigation, url: url, decision: policyDecision)
                 } else {
                     webkit_policy_decision_download(policyDecision)

@@ -159,6 +159,13 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
     }
 
     /// The host's answer when it suits the dialog's kind, so a confused host cannot make `confirm` return text.
+    /// The warning a failed sub-resource gets, here or, without a policy, from ``HybridPage``.
+    static func log(_ failure: SubresourceLoadFailure, to logger: Logger) {
+        logger.warning(
+            "sub-resource failed to load",
+            metadata: ["url": "\(failure.url?.absoluteString ?? "-")", "error": "\(failure.error)"])
+    }
+
     static func fitting(_ answer: ScriptDialogAnswer?, to dialog: ScriptDialog) -> ScriptDialogAnswer? {
         switch (dialog.kind, answer) {
         case (.alert, .dismissed?), (.confirm, .confirmed?), (.beforeUnload, .confirmed?), (.prompt, .text?):
@@ -182,9 +189,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
 
     public func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) {
         if failure.isCancellation && !configuration.reportsCancelledLoads { return }
-        logger.warning(
-            "sub-resource failed to load",
-            metadata: ["url": "\(failure.url?.absoluteString ?? "-")", "error": "\(failure.error)"])
+        Self.log(failure, to: logger)
         Self.count("subresource_failed")
         host?.didFailSubresourceLoad(failure)
     }
