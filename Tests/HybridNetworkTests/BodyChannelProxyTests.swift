@@ -22,7 +22,8 @@ import Testing
 
         init(on channel: LoopbackBodyChannel, proxy: any RequestProxying) {
             handler = InterceptingSchemeHandler(
-                wrapping: BodyChannelFloodTests.NoScheme(), switches: switches, proxy: proxy, hop: { $0() })
+                wrapping: BodyChannelFloodTests.NoScheme(), switches: switches, proxy: proxy, hop: { $0() },
+                config: InterceptionConfig(defaultStrategy: .fullProxy))
             channel.routes.register(handler)
             handler.start(
                 PageLoad(
@@ -37,6 +38,9 @@ import Testing
             var lines = ["\(method) \(BodyChannelRoutes.proxyPath) HTTP/1.1", "Host: 127.0.0.1:\(port)"]
             lines.append("Origin: \(origin ?? self.origin)")
             lines.append("\(BodyChannelRoutes.keyHeader): \(key ?? handler.bodyKey)")
+            // The hooks name the page a request comes from; a test that does not, means this view's page.
+            var descriptor = descriptor
+            if descriptor["firstParty"] == nil { descriptor["firstParty"] = "\(self.origin)/index.html" }
             lines.append("\(BodyChannelRoutes.descriptorHeader): \(Self.encode(descriptor))")
             if let length { lines.append("Content-Length: \(length)") }
             lines.append(keepAlive ? "Connection: keep-alive" : "Connection: close")

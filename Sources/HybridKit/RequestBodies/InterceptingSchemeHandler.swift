@@ -17,6 +17,8 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     public let store: BodyStore
     public let switches: InterceptionSwitches
     let proxy: (any RequestProxying)?
+    /// The pages' strategies: the proxy serves full-proxy pages only.
+    let config: InterceptionConfig
     private let hop: EngineHop
     private let mapURL: @Sendable (URL) -> URL?
     // Tasks handed to the inner handler in a wrapper, and proxied requests in flight, by the engine task's identity.
@@ -37,15 +39,19 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     ///     by default the scheme is swapped for https.
     ///   - bodyKey: the secret the page's hooks send with each body (random by default), so other scripts cannot
     ///     store bodies.
+    ///   - config: which pages are full-proxy pages (the hooks' own rules): the proxy performs requests only for
+    ///     those, whatever a page sends.
     public init(
         wrapping inner: any SchemeHandler, store: BodyStore = BodyStore(),
         switches: InterceptionSwitches = InterceptionSwitches(), proxy: (any RequestProxying)? = nil,
-        hop: @escaping EngineHop, mapURL: (@Sendable (URL) -> URL?)? = nil, bodyKey: String = BodyStore.randomID()
+        hop: @escaping EngineHop, mapURL: (@Sendable (URL) -> URL?)? = nil, bodyKey: String = BodyStore.randomID(),
+        config: InterceptionConfig = InterceptionConfig()
     ) {
         self.bodyKey = bodyKey
         self.inner = inner
         self.store = store
         self.switches = switches
+        self.config = config
         self.proxy = proxy
         self.hop = hop
         self.mapURL = mapURL ?? InterceptingSchemeHandler.swapToHTTPS
@@ -269,6 +275,10 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         }
         guard let header = request.header(ReservedRequest.proxyHeader), let descriptor = ProxyDescriptor.decode(header)
         else { return reply(task, 400, "the proxy request has no valid \(ReservedRequest.proxyHeader) header") }
+        if let refusal = proxyRefusal(for: descriptor, from: owner.origin) {
+            Logger(label: "hybrid.bodies").warning("\(refusal)")
+            return reply(task, 403, refusal)
+        }
         var body = request.body
         var streamed: StoredBody?
         if let id = descriptor.bodyID {
@@ -324,6 +334,24 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 
     static let proxyUnavailable =
         "full proxy is not available for this page (no proxy configured or switched off)"
+
+    /// Why a proxy request from `origin` for `descriptor` is refused, or nil when the proxy may perform it. The page
+    /// the request says it comes from (`firstParty`) decides the `Origin` the proxy sends and the SameSite and
+    /// credential rules it applies, so it must be a page of the origin that sent the request; and it must be a
+    /// full-proxy page (the hooks of any other page never send a proxy request: a page that does is forging one).
+    func proxyRefusal(for descriptor: ProxyDescriptor, from origin: String) -> String? {
+        guard let page = descriptor.firstParty, let pageURL = URL(string: page), Self.origin(of: pageURL) == origin
+        else {
+            return "a proxy request from \(origin) named another page (firstParty \(descriptor.firstParty ?? "none")) "
+                + "as where it comes from; only the request hooks' own proxy requests are performed"
+        }
+        let degraded = switches.effective.degradedPages.contains { page.hasPrefix($0) }
+        guard !degraded, config.strategy(for: page) == .fullProxy else {
+            return "\(page) is not a full-proxy page, so the proxy performs no request for it; give it the "
+                + "fullProxy strategy in InterceptionConfig's rules to proxy its requests"
+        }
+        return nil
+    }
 
     /// What the proxy performs for a descriptor: the same rules whichever way the request came (the scheme's
     /// `/__hybrid__/proxy` or the body channel's `/proxy`); the proxy itself then applies its policy (hosts,

@@ -28,7 +28,7 @@ public final class RequestInterception: Sendable {
         if proxy == nil { switches.proxyEnabled = false }
         let handler = InterceptingSchemeHandler(
             wrapping: inner, store: BodyStore(limits: config.store), switches: switches, proxy: proxy,
-            hop: EngineExecutorHop.hop(onExecutorOf: engine), mapURL: mapURL)
+            hop: EngineExecutorHop.hop(onExecutorOf: engine), mapURL: mapURL, config: config)
         try engine.setSchemeHandler(handler, forScheme: scheme)
         let endpoint = bodyChannel?.endpoint
         if endpoint != nil { bodyChannel?.routes.register(handler) }

@@ -58,7 +58,7 @@ public struct RequestInterceptionFeature: PageFeature {
             guard served.lowercased() == scheme else { return handler }
             let intercepting = InterceptingSchemeHandler(
                 wrapping: handler, store: BodyStore(limits: config.store), switches: switches, proxy: proxy, hop: hop,
-                mapURL: mapURL, bodyKey: bodyKey)
+                mapURL: mapURL, bodyKey: bodyKey, config: config)
             channel?.routes.register(intercepting)
             return intercepting
         }

@@ -14,7 +14,9 @@ import Testing
         (async () => {
           const begin = await fetch('/__hybrid__/body?size=100', { method: 'POST', body: new Uint8Array(10) });
           const id = (await begin.json()).id;
-          const descriptor = { url: location.origin + '/echo', method: 'POST', headers: [], bodyID: id };
+          const descriptor = {
+            url: location.origin + '/echo', method: 'POST', headers: [], bodyID: id, firstParty: location.href,
+          };
           window.__stop = new AbortController();
           window.__proxied = fetch('/__hybrid__/proxy', {
             method: 'POST', signal: window.__stop.signal,
@@ -48,7 +50,7 @@ import Testing
     @Test @GTKActor func aBodyThatNeverCompletesFailsTheProxyRequestAndFreesTheStore() async throws {
         let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy())
         defer { lab.close() }
-        try await lab.load(lab.pageURL(.bodyByID))
+        try await lab.load(lab.pageURL(.fullProxy))
         let id = try await lab.run(Self.halfUploadedProxyRequest)
         // The proxy request is out, streaming the 10 bytes it has and waiting for the rest.
         try await waitUntil(timeout: .seconds(10)) { lab.interception.handler.proxiedCount == 1 }
@@ -67,7 +69,7 @@ import Testing
     @Test @GTKActor func anAbortMidUploadEndsTheProxyRequestAndFreesTheStore() async throws {
         let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy())
         defer { lab.close() }
-        try await lab.load(lab.pageURL(.bodyByID))
+        try await lab.load(lab.pageURL(.fullProxy))
         let id = try await lab.run(Self.halfUploadedProxyRequest)
         try await waitUntil(timeout: .seconds(10)) { lab.interception.handler.proxiedCount == 1 }
         _ = try await lab.run(

@@ -14,7 +14,8 @@ import Testing
     static func open(_ proxy: ScriptedProxy) throws -> (
         BodyChannelProxy, [BodyChannelProxy.Event], InterceptingSchemeHandler
     ) {
-        let view = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: proxy, hop: { $0() })
+        let view = InterceptingSchemeHandler(
+            wrapping: InnerHandler(), proxy: proxy, hop: { $0() }, config: BodyChannelProxyRoutesTests.fullProxy)
         let routes = BodyChannelRoutes()
         routes.register(view)
         view.start(RecordingTask(EngineRequest(url: BodyChannelProxyRoutesTests.url("\(origin)/"), method: "GET")))

@@ -25,11 +25,15 @@ import Testing
                     url: Self.url("https://app.example/submit"), redirected: false)),
             .data(Data("moved".utf8)), .finished,
         ])
-        page = InterceptingSchemeHandler(wrapping: InnerHandler(), switches: switches, proxy: proxy, hop: { $0() })
+        page = InterceptingSchemeHandler(
+            wrapping: InnerHandler(), switches: switches, proxy: proxy, hop: { $0() }, config: Self.fullProxy)
         routes.register(page)
         // The view loads one of its pages: its origin is one the channel takes proxy requests from.
         page.start(RecordingTask(EngineRequest(url: Self.url("\(Self.origin)/index.html"), method: "GET")))
     }
+
+    /// Every page of the view is a full-proxy page (the proxy serves no other).
+    static let fullProxy = InterceptionConfig(defaultStrategy: .fullProxy)
 
     static func descriptor(_ fields: [String: Any]) -> String {
         var all: [String: Any] = [
@@ -87,8 +91,49 @@ import Testing
         #expect(other.preflight(request(method: "OPTIONS")) == nil)
     }
 
+    /// The page a proxy request names as where it comes from decides the `Origin` the proxy sends and the SameSite
+    /// and credential rules it applies: a page (or a local process holding its key) cannot name another origin's page,
+    /// leave it out, or use the proxy from a page that is not a full-proxy page, whose hooks never send one.
+    @Test func proxyRequestsNamingAnotherPageOrFromAPageNotFullProxyAreRefused() throws {
+        func isProxyRefusal(_ refusal: BodyChannelRefusal?) -> Bool {
+            if case .proxyRefused = refusal { return true }
+            return false
+        }
+        let forged: [Any] = [
+            "https://bank.example/account", "hybrid://other.example/index.html", "hybrid://app.example.evil/",
+            "", "not a url", NSNull(), 42,
+        ]
+        for firstParty in forged {
+            let refusal = refusal(request(descriptor: Self.descriptor(["firstParty": firstParty])))
+            // A number is no descriptor at all (400); every other one is a page the proxy does not act for (403).
+            #expect(
+                isProxyRefusal(refusal) || (firstParty is Int && refusal?.status == 400),
+                "firstParty \(firstParty): \(String(describing: refusal))")
+        }
+        // Degraded at run time (a remote configuration): the hooks there are off, so is the proxy.
+        switches.update { $0.degradedPages = ["\(Self.origin)/"] }
+        #expect(isProxyRefusal(refusal(request())))
+        switches.update { $0.degradedPages = [] }
+        // A view whose pages are body-by-id (the default strategy) takes no proxy request, even with a proxy.
+        let byID = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: proxy, hop: { $0() })
+        let other = BodyChannelRoutes()
+        other.register(byID)
+        byID.start(RecordingTask(EngineRequest(url: Self.url("\(Self.origin)/index.html"), method: "GET")))
+        do {
+            _ = try other.openProxy(request(key: byID.bodyKey)) { _ in }
+            Issue.record("a body-by-id page opened a proxy request")
+        } catch {
+            #expect(isProxyRefusal(error), "\(error)")
+            #expect(error.description.contains("not a full-proxy page"), "\(error)")
+        }
+        // Nothing went upstream, nothing stayed in a store; and the page's own request still opens.
+        #expect(proxy.requests.isEmpty && page.store.count == 0 && byID.store.count == 0)
+        #expect(refusal(request()) == nil)
+    }
+
     @Test func proxyHeadsAreRefusedBeforeAnyByteWithTypedErrors() throws {
-        let other = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: proxy, hop: { $0() })
+        let other = InterceptingSchemeHandler(
+            wrapping: InnerHandler(), proxy: proxy, hop: { $0() }, config: Self.fullProxy)
         routes.register(other)
         #expect(refusal(request(method: "GET")) == .notFound(method: "GET", path: BodyChannelRoutes.proxyPath))
         #expect(refusal(request(path: "/proxy/x")) == .notFound(method: "POST", path: "/proxy/x"))
@@ -187,7 +232,8 @@ import Testing
     /// drops its body and refuses later bytes.
     @Test func theBodyStreamsToTheProxyAsItLandsAndACancelDropsIt() async throws {
         let silent = ScriptedProxy([])
-        let view = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: silent, hop: { $0() })
+        let view = InterceptingSchemeHandler(
+            wrapping: InnerHandler(), proxy: silent, hop: { $0() }, config: Self.fullProxy)
         let routes = BodyChannelRoutes()
         routes.register(view)
         view.start(RecordingTask(EngineRequest(url: URL(string: "\(Self.origin)/")!, method: "GET")))
@@ -242,7 +288,8 @@ import Testing
 
     @Test func aProxyFailureBeforeTheHeadIsAReadableRefusal() throws {
         let failing = ScriptedProxy([.failed(.hostNotAllowed("evil.example"))])
-        let view = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: failing, hop: { $0() })
+        let view = InterceptingSchemeHandler(
+            wrapping: InnerHandler(), proxy: failing, hop: { $0() }, config: Self.fullProxy)
         let routes = BodyChannelRoutes()
         routes.register(view)
         view.start(RecordingTask(EngineRequest(url: URL(string: "\(Self.origin)/")!, method: "GET")))

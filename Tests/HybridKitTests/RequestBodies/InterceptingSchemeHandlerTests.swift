@@ -12,7 +12,9 @@ import Testing
     func handler(proxy: (any RequestProxying)? = nil, limits: BodyStoreLimits = BodyStoreLimits())
         -> InterceptingSchemeHandler
     {
-        InterceptingSchemeHandler(wrapping: inner, store: BodyStore(limits: limits), proxy: proxy, hop: { $0() })
+        InterceptingSchemeHandler(
+            wrapping: inner, store: BodyStore(limits: limits), proxy: proxy, hop: { $0() },
+            config: InterceptionConfig(defaultStrategy: .fullProxy))
     }
 
     func post(_ url: String, body: Data? = nil, headers: [(name: String, value: String)] = []) throws -> RecordingTask {
@@ -189,10 +191,43 @@ import Testing
         #expect(handler.proxiedCount == 0 && handler.store.count == 0)
     }
 
+    /// On the scheme's proxy path too: a proxy request naming another origin's page (or none) as where it comes
+    /// from, or sent by a page that is not a full-proxy page, is refused before the proxy sees it, with a 403 that
+    /// says why.
+    @Test func proxyRequestsNamingAnotherPageOrFromAPageNotFullProxyAreRefused() throws {
+        let proxy = ScriptedProxy([.finished])
+        func ask(_ handler: InterceptingSchemeHandler, firstParty: String?) throws -> RecordingTask {
+            let named = firstParty.map { #","firstParty":"\#($0)""# } ?? ""
+            let descriptor = #"{"url":"https://a.test/transfer","method":"POST","headers":[]\#(named)}"#
+            let task = try post(
+                "hybrid://a.test/__hybrid__/proxy", body: Data("x".utf8),
+                headers: [
+                    ("X-Hybrid-Proxy", descriptor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""),
+                    ("X-Hybrid-Body-Key", handler.bodyKey), ("Origin", "hybrid://a.test"),
+                ])
+            handler.start(task)
+            return task
+        }
+        let fullProxy = handler(proxy: proxy)
+        for firstParty in ["https://bank.example/", "hybrid://b.test/page.html", "javascript:1", nil] {
+            let task = try ask(fullProxy, firstParty: firstParty)
+            #expect(task.head?.statusCode == 403, "\(String(describing: firstParty))")
+            #expect((task.json?["error"] as? String)?.contains("firstParty") == true)
+        }
+        let byID = InterceptingSchemeHandler(wrapping: inner, proxy: proxy, hop: { $0() })
+        let refused = try ask(byID, firstParty: "hybrid://a.test/page.html")
+        #expect(refused.head?.statusCode == 403)
+        #expect((refused.json?["error"] as? String)?.contains("not a full-proxy page") == true)
+        #expect(proxy.requests.isEmpty)
+        // The hooks' own request, from a full-proxy page of its origin, goes through.
+        let allowed = try ask(fullProxy, firstParty: "hybrid://a.test/page.html")
+        #expect(allowed.head?.statusCode != 403 && proxy.requests.count == 1)
+    }
+
     @Test func aProxyRefusalReachesThePageAsAReadableError() throws {
         let proxy = ScriptedProxy([.failed(.addressNotAllowed(host: "10.0.0.1", address: "10.0.0.1"))])
         let handler = handler(proxy: proxy)
-        let descriptor = #"{"url":"http://10.0.0.1/","method":"GET","headers":[]}"#
+        let descriptor = #"{"url":"http://10.0.0.1/","method":"GET","headers":[],"firstParty":"hybrid://a.test/"}"#
         let task = try post(
             "hybrid://a.test/__hybrid__/proxy",
             headers: [("X-Hybrid-Proxy", descriptor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")]

@@ -266,6 +266,7 @@ extension InterceptingSchemeHandler {
         guard descriptor.bodyID == nil else {
             throw .badDescriptor("it names a stored body; a proxy request over the channel carries its own")
         }
+        if let refusal = proxyRefusal(for: descriptor, from: origin) { throw .proxyRefused(refusal) }
         let owner = BodyOwner(origin: origin, scope: scope)
         let id: String
         do {

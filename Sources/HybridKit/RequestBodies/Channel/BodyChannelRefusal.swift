@@ -29,6 +29,9 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
     case proxyUnavailable
     /// A proxy request whose descriptor is missing, not valid, or names a stored body.
     case badDescriptor(String)
+    /// A proxy request the view's hooks would not send: from a page that is not a full-proxy page, or naming a page
+    /// of another origin as where it comes from.
+    case proxyRefused(String)
 
     /// The HTTP status the channel answers with.
     public var status: Int {
@@ -45,7 +48,7 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
         case .malformedHead: 400
         case .headTimedOut: 408
         case .channelBusy: 503
-        case .proxyUnavailable: 403
+        case .proxyUnavailable, .proxyRefused: 403
         case .badDescriptor: 400
         }
     }
@@ -75,6 +78,7 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
                 + "body in slices instead (raise LoopbackBodyChannel.Limits.maxConnections if real uploads hit this)"
         case .proxyUnavailable: InterceptingSchemeHandler.proxyUnavailable
         case .badDescriptor(let why): "the proxy request's descriptor is not valid: \(why)"
+        case .proxyRefused(let why): why
         }
     }
 }

@@ -1,22 +1,23 @@
 // HybridKit request hooks: navigator.sendBeacon.
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
-//   `win`; from core.js P, kindOf, needsStore, engineSafe, bare; from page.js orig, planFor, vouches, keyed,
-//   keyedFetch; from upload.js serialize; from fetch.js beaconFetch.
+//   `win`; from core.js P, kindOf, needsStore, engineSafe, bare; from page.js orig, planFor, resolved, vouches,
+//   keyed, keyedFetch; from upload.js serialize; from fetch.js beaconFetch.
 
 if (orig.beacon) {
   win.navigator.sendBeacon = function (url, data) {
     const plan = planFor(url, 'sendBeacon');
     const kind = kindOf(data);
     if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) {
-      if (kind === 'none' || !vouches(url)) return orig.beacon.apply(this, arguments);
+      const target = kind === 'none' ? null : resolved(url);
+      if (!vouches(target)) return orig.beacon.apply(this, arguments);
       const safe = engineSafe(kind, data);
       if (safe === undefined) return orig.beacon.apply(this, arguments);
       const size = typeof safe === 'string' ? new win.TextEncoder().encode(safe).length
         : kind === 'buffer' || kind === 'view' ? P.arrayLength(safe) : 0;
       if (size > 65536) return false; // the beacon quota, as the engine applies it
       // An engine-safe beacon to this page's origin: the same request, as a keepalive fetch with the key.
-      keyedFetch(url, bare({ method: 'POST', body: safe, keepalive: true, credentials: 'include',
+      keyedFetch(target, bare({ method: 'POST', body: safe, keepalive: true, credentials: 'include',
         headers: keyed() })).catch(() => {});
       return true;
     }

@@ -2,7 +2,7 @@
 // HTMLFormElement.prototype.submit).
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
-//   `win`; from page.js orig, vouches; from upload.js serialize, upload.
+//   `win`; from page.js orig, resolved, vouches; from upload.js serialize, upload.
 
 // Native cannot read a form's body safely (see KEY_HEADER in core.js), so every POST form to this page's own origin
 // on the custom scheme uploads its body first, serialised as the engine would for its enctype, and an empty
@@ -12,7 +12,7 @@ function submitHooked(form, submitter) {
   const method = (submitter && submitter.getAttribute('formmethod')) || form.method;
   if (String(method).toLowerCase() !== 'post') return false;
   const action = submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action;
-  if (!vouches(action)) return false;
+  if (!vouches(resolved(action))) return false;
   const data = submitter ? new win.FormData(form, submitter) : new win.FormData(form);
   const enctype = ((submitter && submitter.getAttribute('formenctype')) || form.enctype).toLowerCase();
   (async () => {

@@ -7,6 +7,9 @@
 //   strategyFor, includes, isRequestObject, engineSafe, bare. Comes first in `install`: it returns early for a
 //   realm that cannot or need not be hooked, before anything is patched.
 
+// Only windows are hooked: `hooksRealm` and the frame getters hand over what the page gives them, and an object
+// posing as a window would hand the hooks its own functions to call.
+if (!is(P.windowDocument, win)) return;
 let href;
 try {
   href = win.location.href;
@@ -100,12 +103,23 @@ function planFor(url, api) {
   return null;
 }
 
-// Whether a body sent to `url` may get the key: a request to this page's own origin on the custom scheme.
-// `url` may be anything a page passed; it is turned into a string once, then only kept built-ins run.
-function vouches(url) {
-  if (!intercepted) return false;
+// `url` (anything a page passed) as the absolute URL the engine would request, or null when it is none: turned
+// into a string once, so whatever page code that runs, runs here, then resolved with kept built-ins. A keyed
+// request goes to this string, never to the page's value: an object could name another URL each time it is read.
+function resolved(url) {
   try {
-    return originOf(new P.URL(P.String(url), P.baseURI(win.document))) === pageOrigin;
+    return P.urlHref(new P.URL(P.String(url), P.baseURI(win.document)));
+  } catch (e) {
+    return null;
+  }
+}
+
+// Whether a body sent to `href` (an absolute URL from `resolved`, or a Request's) may get the key: a request to
+// this page's own origin on the custom scheme.
+function vouches(href) {
+  if (!intercepted || href === null) return false;
+  try {
+    return originOf(new P.URL(href)) === pageOrigin;
   } catch (e) {
     return false;
   }
@@ -130,9 +144,11 @@ const keyedFetch = (url, init) => P.fetch(win, url, init);
 // gets the key (native reads it); any other body goes as it is (native refuses it without reading it).
 function engineFetch(self, input, init, kind, body) {
   const isRequest = isRequestObject(input);
-  if (!vouches(isRequest ? P.requestURL(input) : input)) return origFetch.call(self, input, init);
+  // A Request's URL cannot change; anything else is read once, and the keyed request goes to what was read.
+  const target = isRequest ? P.requestURL(input) : resolved(input);
+  if (!vouches(target)) return origFetch.call(self, input, init);
   const safe = engineSafe(kind, body);
   if (safe === undefined) return origFetch.call(self, input, init);
   const base = init && init.headers !== undefined ? init.headers : isRequest ? input.headers : undefined;
-  return keyedFetch(input, bare(init, { body: safe, headers: keyed(base) }));
+  return keyedFetch(isRequest ? input : target, bare(init, { body: safe, headers: keyed(base) }));
 }

@@ -3,8 +3,8 @@
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
 //   `win`; from core.js P, INTERNAL, BODY_HEADER, KEY_HEADER, PROXY_HEADER, BODY_KEY, HookError, tagOf, kindOf,
-//   needsStore, engineSafe; from page.js pageURL, xhrProto, orig, planFor, vouches, reserved; from upload.js
-//   serialize, upload, discard, descriptorHeader.
+//   needsStore, engineSafe; from page.js pageURL, xhrProto, orig, planFor, resolved, vouches, reserved;
+//   from upload.js serialize, upload, discard, descriptorHeader.
 
 const xhrState = new WeakMap();
 
@@ -25,10 +25,27 @@ function clearOverrides(xhr) {
 xhrProto.open = function (method, url) {
   clearOverrides(this);
   const async = arguments.length < 3 || !!arguments[2];
-  const plan = planFor(url, 'xhr');
-  const st = { method: String(method).toUpperCase(), url: String(url), async, headers: [], plan, phase: 'opened' };
+  // Each argument is read once, here (an object could answer differently each time): the plan, the key's check
+  // and the engine all see these strings.
+  const name = P.String(method);
+  const href = P.String(url);
+  const user = arguments.length > 3 && arguments[3] != null ? P.String(arguments[3]) : null;
+  const password = arguments.length > 4 && arguments[4] != null ? P.String(arguments[4]) : null;
+  const plan = planFor(href, 'xhr');
+  const st = {
+    method: P.upper(name), name, url: href, target: resolved(href), async, user, password, headers: [], plan,
+    phase: 'opened',
+  };
   const previous = xhrState.get(this);
-  if (previous) clearTimeout(previous.timer);
+  if (previous) {
+    clearTimeout(previous.timer);
+    // open() ends the request before it (no events): an upload still running must not send its body on this one.
+    if (previous.phase === 'uploading') {
+      previous.phase = 'aborted';
+      previous.controller.abort();
+      discard(previous.bodyID);
+    }
+  }
   st.guarded = previous ? previous.guarded : false;
   xhrState.set(this, st);
   if (!st.guarded) {
@@ -71,10 +88,7 @@ xhrProto.open = function (method, url) {
     }, true);
   }
   if (plan && plan.mode === 'proxy') {
-    const args = Array.prototype.slice.call(arguments);
-    args[0] = 'POST';
-    args[1] = reserved('proxy');
-    const result = orig.open.apply(this, args);
+    const result = openAs(this, st, 'POST', reserved('proxy'));
     const xhr = this;
     override(this, 'responseURL', () => {
       const value = orig.getResponseHeader.call(xhr, 'X-Hybrid-Final-URL');
@@ -90,18 +104,27 @@ xhrProto.open = function (method, url) {
       return value ? decodeURIComponent(value) : orig.responseURL.get.call(xhr);
     });
   }
-  return orig.open.apply(this, arguments);
+  return openAs(this, st, name, href);
 };
+
+// Opens `xhr` with the engine's own open (kept: a page may replace this realm's), with the async flag and
+// credentials the page's open() gave.
+function openAs(xhr, st, method, url) {
+  return P.open(xhr, method, url, st.async, st.user, st.password);
+}
 
 xhrProto.setRequestHeader = function (name, value) {
   const st = xhrState.get(this);
-  if (st) st.headers.push([String(name), String(value)]);
+  const header = [P.String(name), P.String(value)];
   // Proxied requests carry the page's headers in the descriptor, not on the request to the proxy path.
-  if (st && st.plan && st.plan.mode === 'proxy') {
-    if (this.readyState !== 1) return orig.setRequestHeader.apply(this, arguments); // throws as the engine does
+  if (st && st.plan && st.plan.mode === 'proxy' && this.readyState === 1) {
+    st.headers[st.headers.length] = header;
     return undefined;
   }
-  return orig.setRequestHeader.apply(this, arguments);
+  P.setRequestHeader(this, header[0], header[1]); // throws as the engine does
+  // Kept once the engine took it: a keyed send opens the request again and puts these back.
+  if (st) st.headers[st.headers.length] = header;
+  return undefined;
 };
 
 xhrProto.getResponseHeader = function (name) {
@@ -181,9 +204,14 @@ xhrProto.send = function (body) {
 // Sends `body` with the engine's XHR: to this page's origin, an engine-safe body goes with the key (see
 // KEY_HEADER and `engineSafe` in core.js); any other body goes as it is, and native refuses it without reading it.
 function sendKeyedIfVouched(xhr, st, body) {
-  if (st.method === 'GET' || st.method === 'HEAD' || !vouches(st.url)) return P.send(xhr, body);
+  if (st.method === 'GET' || st.method === 'HEAD' || !vouches(st.target)) return P.send(xhr, body);
   const safe = engineSafe(kindOf(body), body);
   if (safe === undefined) return P.send(xhr, body);
+  // engineSafe may have run the page's code (a body turned into a string), and that code may have opened the
+  // request again, elsewhere, with an open() the hooks never see. So the request is opened here once more, to the
+  // URL vouched for, its headers put back, and sent with the key: no page code runs between this open and the send.
+  openAs(xhr, st, st.name, st.target);
+  for (let i = 0; i < st.headers.length; i++) P.setRequestHeader(xhr, st.headers[i][0], st.headers[i][1]);
   P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
   return P.send(xhr, safe);
 }
@@ -234,7 +262,11 @@ function sendProxied(xhr, st, inlineBody, bodyID, type) {
   // Only bodies `engineSafe` made ride on the keyed proxy request; a caller passes null or such a body.
   const safe = inlineBody === null ? null : engineSafe(kindOf(inlineBody), inlineBody);
   if (safe === undefined) throw new win.DOMException('HybridKit: this body cannot be sent', 'InvalidAccessError');
-  P.setRequestHeader(xhr, PROXY_HEADER, descriptorHeader(descriptor));
+  const header = descriptorHeader(descriptor);
+  // Page code may have run since open() (above, or during an upload) and opened the request elsewhere: opened
+  // again to the proxy path, then keyed and sent with nothing of the page's in between.
+  openAs(xhr, st, 'POST', reserved('proxy'));
+  P.setRequestHeader(xhr, PROXY_HEADER, header);
   P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
   st.phase = 'sent';
   return P.send(xhr, safe);
