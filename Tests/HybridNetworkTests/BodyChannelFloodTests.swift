@@ -340,6 +340,37 @@ import Glibc
         #expect(channel.routes.uploadsOpened == 0)
     }
 
+    /// A head asking to switch protocols (an `Upgrade` header, or CONNECT) makes NIO's HTTP decoder stop parsing and
+    /// keep every later byte for an upgrader: a local process could grow the app's memory without bound behind an
+    /// accepted preflight. Such heads are refused and the connection closed at once, whatever follows.
+    @Test func upgradeAndConnectHeadsAreRefusedAndClosedAtOnce() async throws {
+        let channel = try LoopbackBodyChannel.start()
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        // A body waiting for this origin: its preflights are answered.
+        _ = try page.reserve(4)
+        let preflight =
+            "OPTIONS \(BodyChannelRoutes.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: \(page.origin)\r\n"
+            + "Access-Control-Request-Method: POST\r\n"
+        let cases = [
+            ("an upgrading preflight", preflight + "Connection: Upgrade\r\nUpgrade: x\r\n\r\n"),
+            ("an upgrading upload head", preflight.replacingOccurrences(of: "OPTIONS", with: "POST") + "Upgrade: x\r\n\r\n"),
+            ("CONNECT", "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"),
+        ]
+        let flood = Data(count: 8 << 20)
+        for (what, head) in cases {
+            let exchange = try await RawSocket.exchange(
+                port: port, chunks: [Data(head.utf8), flood], readFor: .seconds(5))
+            #expect(exchange.response?.status == 400, "\(what): \(String(decoding: exchange.received.prefix(200), as: UTF8.self))")
+            #expect(exchange.closedByServer, "\(what)")
+            #expect(exchange.elapsed < .seconds(4), "\(what): the connection stayed open")
+        }
+        // The same preflight without the Upgrade is answered: the refusal is the Upgrade's.
+        let plain = try await RawSocket.send(preflight + "Connection: close\r\n\r\n", port: port, readFor: .seconds(3))
+        #expect(plain.response?.status == 204, "\(String(decoding: plain.received, as: UTF8.self))")
+    }
+
     /// A flood of drops makes one log line per reason per 10 s, which says how many drops it stands for.
     @Test func dropsAreLoggedAtMostOncePerIntervalWithTheirCount() {
         var log = RateLimitedLog()

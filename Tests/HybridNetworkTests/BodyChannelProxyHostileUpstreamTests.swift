@@ -117,6 +117,35 @@ extension BodyChannelProxyHostileUpstreamTests {
 @Suite(.serialized) struct BodyChannelProxyHostileClientTests {
     typealias Page = BodyChannelProxyTests.Page
 
+    /// A second head pipelined behind a proxy request whose answer is streaming (the engine never pipelines; a
+    /// client holding the key might): nothing more is written into the answer (NIO's server pipeline traps on a
+    /// second response head there, which would end the app), the connection closes, and the proxy's request upstream
+    /// is cancelled.
+    @Test func aHeadPipelinedBehindAStreamingAnswerClosesTheConnection() async throws {
+        let server = try await ProxyTestServer.start()
+        let channel = try LoopbackBodyChannel.start()
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        let slow: [String: Any] = ["url": server.url("/slow").absoluteString, "method": "POST", "headers": []]
+        let first = page.head(port: port, descriptor: slow, length: 4, keepAlive: true) + "body"
+        let second = page.head(port: port, descriptor: slow, length: 4, keepAlive: true) + "more"
+        let exchange = try await RawSocket.exchange(
+            port: port, chunks: [Data(first.utf8), Data(second.utf8)], pause: .milliseconds(600), readFor: .seconds(10))
+        #expect(exchange.response?.status == 200, "the first answer's head went out")
+        #expect(exchange.closedByServer && exchange.elapsed < .seconds(8), "the connection closed: \(exchange.elapsed)")
+        let text = String(decoding: exchange.received, as: UTF8.self)
+        #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2, "one response head only: \(text.prefix(400))")
+        for _ in 0..<200 where !server.slowClientLeft.isOpen { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(server.slowClientLeft.isOpen, "the proxy's request upstream was cancelled")
+        // The channel still serves the next page request.
+        let echo: [String: Any] = ["url": server.url("/echo").absoluteString, "method": "POST", "headers": []]
+        let next = try await RawSocket.exchange(
+            port: port, chunks: [Data((page.head(port: port, descriptor: echo, length: 4) + "next").utf8)],
+            readFor: .seconds(10))
+        #expect(next.response?.status == 200)
+    }
+
     /// Lengths that are not one plain number never open a proxy request: closed unread, nothing upstream.
     @Test func lengthsThatAreNotOneNumberOpenNothing() async throws {
         let server = try await ProxyTestServer.start()

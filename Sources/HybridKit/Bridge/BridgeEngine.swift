@@ -45,6 +45,8 @@ public actor BridgeEngine {
     var nextSyncID = 0
     var streams: StreamTable
     private var publishedState: PublishedState
+    /// Rebuilds the document-start copy of published state when the modules or their access change.
+    private let registryObservation: ModuleRegistryObservation
     private var jsCalls = JavaScriptCalls()
     var statistics = BridgeStatistics()
     var metrics = BridgeCallMetrics()
@@ -127,6 +129,12 @@ public actor BridgeEngine {
         let redemptions = ByteRedemptions(limits: configuration.limits)
         self.redemptions = redemptions
         let link = BridgeLink()
+        // Who may read published state follows the modules' access, which a remote configuration changes at run
+        // time: new documents must not start with values their origin may no longer read.
+        self.registryObservation = modules.observeChanges { [link] in
+            guard let bridge = link.bridge else { return }
+            Task { await bridge.modulesDidChange() }
+        }
         let bytesHandler = BridgeBytesSchemeHandler(link: link, redemptions: redemptions, limits: configuration.limits)
         do {
             try engine.setSchemeHandler(bytesHandler, forScheme: configuration.bytesScheme)
@@ -151,6 +159,11 @@ public actor BridgeEngine {
             receiver, name: configuration.replyHandlerName, replies: engine.supportsMessageReplies)
         receiver.bridge = self
         link.bridge = self
+    }
+
+    private func modulesDidChange() {
+        guard !isClosed, !publishedState.names.isEmpty, let engine else { return }
+        publishedState.refreshScript(in: engine, modules: modules)
     }
 
     // MARK: Receiving
@@ -446,6 +459,7 @@ public actor BridgeEngine {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        registryObservation.cancel()
         failEverything(BridgeError(.closed, "the bridge was closed"))
         if let engine {
             engine.removeScriptMessageHandler(name: configuration.handlerName)

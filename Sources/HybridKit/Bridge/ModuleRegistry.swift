@@ -4,6 +4,7 @@ import Synchronization
 public final class ModuleRegistry: Sendable {
     private let modules = Mutex<[String: BridgeModule]>([:])
     private let overrides = Mutex<[String: AccessOverride]>([:])
+    private let observers = Mutex<(next: Int, handlers: [Int: @Sendable () -> Void])>((0, [:]))
 
     public init(_ modules: [BridgeModule] = []) {
         for module in modules { register(module) }
@@ -12,16 +13,35 @@ public final class ModuleRegistry: Sendable {
     /// Adds `module`, replacing one with the same name.
     public func register(_ module: BridgeModule) {
         modules.withLock { $0[module.name] = module }
+        changed()
     }
 
     public func unregister(_ name: String) {
         modules.withLock { $0[name] = nil }
+        changed()
     }
 
     /// Replaces every run-time access override (module name → override); modules not listed go back to their
     /// own access. Takes effect from the next call.
     public func setAccessOverrides(_ newOverrides: [String: AccessOverride]) {
         overrides.withLock { $0 = newOverrides }
+        changed()
+    }
+
+    /// Calls `handler` after every change of modules or access overrides, on the thread that made it, until the
+    /// observation is cancelled. Who may read what changes with them: a bridge rebuilds its copy of published state
+    /// for new documents.
+    func observeChanges(_ handler: @escaping @Sendable () -> Void) -> ModuleRegistryObservation {
+        let id = observers.withLock { state in
+            defer { state.next += 1 }
+            state.handlers[state.next] = handler
+            return state.next
+        }
+        return ModuleRegistryObservation { [weak self] in _ = self?.observers.withLock { $0.handlers[id] = nil } }
+    }
+
+    private func changed() {
+        for handler in observers.withLock({ Array($0.handlers.values) }) { handler() }
     }
 
     public var accessOverrides: [String: AccessOverride] { overrides.withLock { $0 } }
@@ -117,4 +137,9 @@ public final class ModuleRegistry: Sendable {
             throw .denied("origin \(origin) may not call module '\(name)' (access restricted at run time)")
         }
     }
+}
+
+/// Keeps an observer of a ``ModuleRegistry`` until `cancel()`.
+struct ModuleRegistryObservation: Sendable {
+    let cancel: @Sendable () -> Void
 }

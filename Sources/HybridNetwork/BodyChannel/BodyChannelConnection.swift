@@ -107,7 +107,7 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
 
     private func received(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         guard case .idle = state else { return refuse(.notFound(method: "\(head.method)", path: head.uri), context) }
-        if let malformed = Self.malformation(of: head.headers) { return refuse(.malformedHead(malformed), context) }
+        if let malformed = Self.malformation(of: head) { return refuse(.malformedHead(malformed), context) }
         let host = head.headers.first(name: "Host") ?? ""
         guard Self.loopbackHosts(port: port).contains(host.lowercased()) else {
             return refuse(.foreignHost(host), context)
@@ -427,8 +427,18 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
     /// rules with a readable answer.
     private func refuse(_ refusal: BodyChannelRefusal, _ context: ChannelHandlerContext) {
         if case .closing = state { return }
-        // A head pipelined behind a proxy request's answer: that exchange ends with the connection.
-        if case .proxying = state { abandonUpload() }
+        // A head pipelined behind a proxy request's answer: that exchange ends with the connection. Once the answer's
+        // head is out, nothing more is written (a second response head inside an answer would garble it, and NIO's
+        // server pipeline traps on one): the connection just closes.
+        if case .proxying(let proxying) = state {
+            abandonUpload()
+            if proxying.headSent {
+                state = .closing
+                headDeadline?.cancel()
+                context.close(promise: nil)
+                return
+            }
+        }
         state = .closing
         headDeadline?.cancel()
         let body = Data(#"{"error":\#(Self.quoted(refusal.description))}"#.utf8)
@@ -462,7 +472,12 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
 
     /// Headers the channel decides on must come once: with two, which one a proxy or the engine meant is a guess
     /// (RFC 9112 §3.2 requires a 400 for a missing or repeated `Host`).
-    static func malformation(of headers: HTTPHeaders) -> String? {
+    static func malformation(of head: HTTPRequestHead) -> String? {
+        let headers = head.headers
+        // A request to switch protocols makes NIO's HTTP decoder stop parsing and keep every byte that follows for
+        // an upgrader, which this server has not: refused before the buffer can grow.
+        if head.method == .CONNECT { return "CONNECT: the body channel is no proxy for other connections" }
+        if headers.contains(name: "Upgrade") { return "an Upgrade header: the body channel speaks HTTP/1.1 only" }
         let once = [
             "Host", "Origin", "Content-Length", BodyChannelRoutes.keyHeader, BodyChannelRoutes.bodyHeader,
             BodyChannelRoutes.descriptorHeader,

@@ -109,6 +109,8 @@ import Testing
           target.__traps = {
             replaced,
             get fired() { return fired; },
+            // For traps a test adds itself (getters on Object.prototype): records what the getter was shown.
+            record: (self) => record(self, []),
             // Runs with the traps quiet, so the text asked about is not recorded by the search itself.
             // Whether a string of 32 hex digits passed through a trap: the bridge's keys have that form (a
             // document's token and the runtime id have 16), and nothing else on the test page does.
@@ -273,6 +275,17 @@ import Testing
         defer { page.close() }
         _ = try await page.view.evaluateJavaScript(Self.traps + "; true")
         #expect(try await page.evaluate("window.__traps.replaced > 300", as: Bool.self))
+        // Getters on Object.prototype for the fields a message from native may lack: a runtime that read one on a
+        // message would hand the getter the message, ids of bytes included.
+        _ = try await page.view.evaluateJavaScript(
+            """
+            for (const name of ['p', 'b', 'u', 'r', 'd', 'e', 'ok', 'end', 'state', 'modules']) {
+              Object.defineProperty(Object.prototype, name, {
+                configurable: true, get() { window.__traps.record(this); return undefined; },
+              });
+            }
+            true
+            """)
         _ = try await page.view.evaluateJavaScript(
             """
             window.__bytes = null;

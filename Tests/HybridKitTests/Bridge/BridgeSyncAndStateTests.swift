@@ -201,6 +201,24 @@ import Testing
         #expect(state.contains(#"\"o\":[\"https://a.example\"]"#))
     }
 
+    /// Access changed after the state was published (a remote configuration narrowing a module, or the module
+    /// replaced): new documents start with a copy of the state that follows the new access, not the old one.
+    @Test func accessChangedAfterPublishingRebuildsTheDocumentStartSnapshot() async throws {
+        let bridge = try makeBridge()
+        try await bridge.publishState("ping", "pong", module: "open")
+        let before = try #require(engine.userScripts.last?.source)
+        #expect(!before.contains("https://a.example"))
+        bridge.modules.setAccessOverrides(["open": AccessOverride(origins: ["https://a.example"])])
+        #expect(
+            try await waitUntil(timeout: .seconds(5)) {
+                engine.userScripts.last?.source.contains(#"\"o\":[\"https://a.example\"]"#) == true
+            }, "the snapshot still allows every origin: \(engine.userScripts.last?.source ?? "none")")
+        #expect(engine.userScripts.filter { $0.source.contains("pong") }.count == 1, "the old snapshot was removed")
+        // The module withdrawn: no document starts with its state.
+        bridge.modules.unregister("open")
+        #expect(try await waitUntil(timeout: .seconds(5)) { !engine.userScripts.contains { $0.source.contains("pong") } })
+    }
+
     /// The stream chunks delivered to the main frame for call `id`, in order.
     func chunks(id: Int) throws -> [[String: Any]] {
         try engine.deliveredMessages().filter { $0["k"] as? String == "sc" && $0["id"] as? Int == id }

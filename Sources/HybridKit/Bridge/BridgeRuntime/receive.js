@@ -81,6 +81,9 @@ function dispatch(batch) {
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (!m || typeof m !== 'object') continue;
+    // Only the message's own fields are read: a field it lacks (`p`, `b`, `ok`…) would otherwise be looked up on
+    // Object.prototype, where a page's getter would be handed the message, ids of bytes and tokens included.
+    setPrototypeOf(m, null);
     // Messages that answer or address one document carry its token: skip those for an earlier document of
     // this frame, or for another frame.
     const addressed = m.k === 'ready' || m.k === 'r' || m.k === 'jscall' || m.k === 'up';

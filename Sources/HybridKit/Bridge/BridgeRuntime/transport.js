@@ -28,6 +28,7 @@ if (window.hybrid && window.hybrid.__runtime === config.runtimeId) return;
 // Taken before any page script runs: a page that replaces JSON.parse or a handler's postMessage later must
 // not see or forge what passes between this runtime and native.
 const parseJSON = JSON.parse;
+const setPrototypeOf = Object.setPrototypeOf;
 const applyFunction = Reflect.apply;
 const handlers = window.webkit && window.webkit.messageHandlers;
 const mainHandler = handlers && handlers[config.handler];
