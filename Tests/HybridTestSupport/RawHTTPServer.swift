@@ -23,15 +23,20 @@ public final class RawHTTPServer: Sendable {
 
     public enum Failure: Error { case listen(Int32) }
 
-    /// Listens on a random port of 127.0.0.1 and answers each request with `response`.
-    public init(response: Data) throws {
-        (listener, port) = try Self.listenOnLoopback()
+    private let seen = Mutex<[String]>([])
+    /// The heads of the requests answered so far.
+    public var heads: [String] { seen.withLock { $0 } }
+
+    /// Listens on 127.0.0.1 (on `port`, or a random one) and answers each request with `response`.
+    public init(response: Data, port: Int = 0) throws {
+        (listener, self.port) = try Self.listenOnLoopback(port: port)
         let thread = Thread { [self] in serve(response) }
         thread.start()
     }
 
-    /// A listening socket on a random port of 127.0.0.1.
-    static func listenOnLoopback() throws -> (fd: Int32, port: Int) {
+    /// A listening socket on 127.0.0.1, on `port` (0: a random one), taken even while connections to a listener
+    /// that had it before linger.
+    static func listenOnLoopback(port: Int = 0) throws -> (fd: Int32, port: Int) {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -40,8 +45,10 @@ public final class RawHTTPServer: Sendable {
         guard fd >= 0 else { throw Failure.listen(errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -70,7 +77,7 @@ public final class RawHTTPServer: Sendable {
         while running.load(ordering: .acquiring) {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            Self.readRequest(connection)
+            if let head = Self.readRequest(connection) { seen.withLock { $0.append(head) } }
             answered.add(1, ordering: .releasing)
             _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
             shutdown(connection, Int32(SHUT_WR))

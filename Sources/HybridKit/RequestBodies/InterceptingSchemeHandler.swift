@@ -263,6 +263,19 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         + "page could not reach the channel. Keep the LoopbackBodyChannel running while pages are open "
         + "(start() it before loading, restart it after the app resumes), or leave it out to stop trying"
 
+    /// The body channel at `endpoint` stopped: this view's pages are told (through the switches) never to send it
+    /// a body again, since another process may take its port, and the host hears once that bodies go in slices.
+    public func bodyChannelClosed(_ endpoint: String) {
+        switches.update { settings in
+            guard !settings.closedBodyChannels.contains(endpoint) else { return }
+            settings.closedBodyChannels.append(endpoint)
+            if settings.closedBodyChannels.count > Self.closedChannelsKept { settings.closedBodyChannels.removeFirst() }
+        }
+        reportChannelFallback()
+    }
+
+    static let closedChannelsKept = 8
+
     private func reportChannelFallback() {
         guard !fellBack.exchange(true, ordering: .relaxed) else { return }
         Logger(label: "hybrid.bodies").warning("\(Self.channelFallbackAdvice)")

@@ -14,6 +14,9 @@ public final class InterceptionSwitches: Sendable {
         public var disabledAPIs: Set<RequestAPI> = []
         /// Page URL prefixes never hooked, added at run time to the configuration's own degrade list.
         public var degradedPages: [String] = []
+        /// Body channel endpoints that stopped (the latest few): pages made for one send their bodies in slices,
+        /// since another process may listen on its port now. Set by the channel when it stops.
+        public var closedBodyChannels: [String] = []
 
         public init() {}
     }

@@ -62,12 +62,14 @@ public enum RequestHooksScript {
         UserScript(source: "window.__hybridRequestSwitches = \(switchesJSON(settings));", allFrames: true)
     }
 
-    /// What the hooks read at run time: `enabled`, `proxyEnabled`, `apis` (name → on) and `degraded`.
+    /// What the hooks read at run time: `enabled`, `proxyEnabled`, `apis` (name → on), `degraded` and
+    /// `closedChannels`.
     private struct SwitchesPayload: Encodable {
         let enabled: Bool
         let proxyEnabled: Bool
         let apis: [String: Bool]
         let degraded: [String]
+        let closedChannels: [String]
 
         init(_ settings: InterceptionSwitches.Settings) {
             enabled = settings.hooksEnabled
@@ -75,6 +77,7 @@ public enum RequestHooksScript {
             apis = Dictionary(
                 uniqueKeysWithValues: RequestAPI.allCases.map { ($0.rawValue, !settings.disabledAPIs.contains($0)) })
             degraded = settings.degradedPages
+            closedChannels = settings.closedBodyChannels
         }
     }
 

@@ -129,10 +129,12 @@ public final class LoopbackBodyChannel: BodyChannel {
     static let waitForFirstBytes: Duration = .milliseconds(250)
 
     /// Stops listening (as iOS does for a suspended app); pages fall back to uploading in slices. Open
-    /// connections finish.
+    /// connections finish. The pages registered here are told the channel is gone: another process may take the
+    /// port from now on, and must not be sent their key or a body.
     public func stop() {
         guard listening.exchange(false, ordering: .acquiringAndReleasing) else { return }
         acceptor.stop()
+        routes.channelClosed("http://127.0.0.1:\(port)")
     }
 
     deinit { stop() }

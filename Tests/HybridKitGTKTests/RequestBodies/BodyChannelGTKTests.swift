@@ -89,6 +89,81 @@ import Testing
         #expect(lab.interception.handler.store.count == 0)
     }
 
+    /// Once the channel stops (iOS takes a suspended app's socket), another process may listen on its port and
+    /// answer as the channel would (CORS for anyone, a forged proxied answer). Pages made for the channel must never
+    /// send it the key or a body: the stop reaches open pages (and later documents) through the switches, and a page
+    /// that found the channel unreachable never tries it again. Bodies go in slices and arrive whole.
+    @Test @GTKActor func aStoppedChannelsPortTakenByAnotherProcessIsSentNothing() async throws {
+        let (lab, channel) = try await Self.lab()
+        defer {
+            lab.close()
+            channel.stop()
+        }
+        let post = """
+            (async () => {
+              const blob = new Blob([new Uint8Array(300 * 1024).map((_, i) => i % 251)]);
+              const viaFetch = await (await fetch('/echo', { method: 'POST', body: blob })).text();
+              const viaXHR = await new Promise((resolve) => { const x = new XMLHttpRequest(); x.open('POST', '/echo');
+                x.onload = () => resolve(x.responseText); x.onerror = () => resolve('error'); x.send(blob); });
+              return [JSON.parse(viaFetch).length, JSON.parse(viaXHR).length];
+            })()
+            """
+        let forged = Data(
+            ("HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Allow-Headers: *\r\n"
+                + "Access-Control-Allow-Methods: *\r\nAccess-Control-Expose-Headers: *\r\n"
+                + "X-Hybrid-Head: %7B%22status%22%3A200%2C%22headers%22%3A%5B%5D%7D\r\n"
+                + "Content-Length: 17\r\nConnection: close\r\n\r\n{\"length\":-4242}\n").utf8)
+        for side in [BodiesLab.Side.fullProxy, .bodyByID] {
+            try await lab.load(lab.pageURL(side))
+            #expect(try await lab.run(post) == "[307200,307200]")
+        }
+        let port = channel.port
+        channel.stop()
+        let squatter = try RawHTTPServer(response: forged, port: port)
+        defer { squatter.stop() }
+        // The open page (body by id) hears of the stop; so do pages loaded after it.
+        try await lab.waitFor(
+            "(window.__hybridRequestSwitches.closedChannels || []).length === 1", timeout: .seconds(5))
+        #expect(try await lab.run(post) == "[307200,307200]")
+        try await lab.load(lab.pageURL(.fullProxy))
+        #expect(try await lab.run(post) == "[307200,307200]")
+        #expect(squatter.requests == 0, "the process on the channel's port was sent \(squatter.heads)")
+        #expect(!squatter.heads.contains { $0.contains(lab.interception.handler.bodyKey) })
+    }
+
+    /// A channel that stops answering without telling anyone (the app was suspended and its socket reclaimed): the
+    /// first body that finds it unreachable goes in slices, and the page never tries that port again, though another
+    /// process listens there by then.
+    @Test @GTKActor func aPageThatFoundTheChannelUnreachableNeverTriesItAgain() async throws {
+        final class SilentlyGone: BodyChannel {
+            let endpoint: String?
+            let routes = BodyChannelRoutes()
+            init(port: Int) { endpoint = "http://127.0.0.1:\(port)" }
+        }
+        // A port nothing listens on: taken, then given up.
+        let free = try RawHTTPServer(response: Data())
+        let port = free.port
+        free.stop()
+        let gone = SilentlyGone(port: port)
+        let lab = try await BodiesLab(proxy: RequestBodiesTests.makeProxy(), bodyChannel: gone)
+        defer { lab.close() }
+        try await lab.load(lab.pageURL(.fullProxy))
+        let post = """
+            (async () => {
+              const blob = new Blob([new Uint8Array(300 * 1024).map((_, i) => i % 251)]);
+              return (await (await fetch('/echo', { method: 'POST', body: blob })).json()).length;
+            })()
+            """
+        #expect(try await lab.run(post) == "307200")
+        let squatter = try RawHTTPServer(
+            response: Data("HTTP/1.1 200 OK\r\nAccess-Control-Allow-Origin: *\r\nContent-Length: 0\r\n\r\n".utf8),
+            port: port)
+        defer { squatter.stop() }
+        #expect(try await lab.run(post) == "307200")
+        #expect(try await lab.run(post.replacingOccurrences(of: "fetch(", with: "window.fetch(")) == "307200")
+        #expect(squatter.requests == 0, "the page tried the unreachable channel again: \(squatter.heads)")
+    }
+
     /// What any local process can try against the port: nothing is read or stored without the page's key, from the
     /// page's origin, for a body that page reserved, of the reserved size, sent in time.
     @Test @GTKActor func hostileConnectionsAreRefusedAndStoreNothing() async throws {

@@ -72,6 +72,12 @@ public final class BodyChannelRoutes: Sendable {
         registrations.withLock { entries in entries.values.filter { $0.handler != nil }.count }
     }
 
+    /// The listener at `endpoint` stopped: every page still registered is told not to use it again.
+    public func channelClosed(_ endpoint: String) {
+        let handlers = registrations.withLock { entries in entries.values.compactMap(\.handler) }
+        for handler in handlers { handler.bodyChannelClosed(endpoint) }
+    }
+
     /// Lets the page behind `handler` upload bodies, with its key, into its store.
     public func register(_ handler: InterceptingSchemeHandler) {
         registrations.withLock { entries in

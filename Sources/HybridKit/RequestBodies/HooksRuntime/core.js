@@ -215,3 +215,8 @@ const bare = (first, second) => {
 };
 class HookError extends Error {}
 class ChannelUnreachable extends Error {}
+
+// Set once the body channel did not answer (the app was suspended and iOS took its socket, say): the key goes with
+// every body sent there, and another process may listen on that port from then on, so no realm of this page uses
+// the channel again.
+let channelLost = false;

@@ -2,8 +2,8 @@
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
 //   `win`, `config`; from core.js P, INTERNAL, BODY_HEADER, PROXY_HEADER, isRequestObject, kindOf, needsStore,
-//   formHasFiles, ownBytes, bare; from page.js pageURL, planFor, reserved, keyed, keyedFetch, engineFetch; from
-//   upload.js serialize, upload, discard, descriptorHeader, proxyOverChannel.
+//   formHasFiles, ownBytes, bare; from page.js pageURL, planFor, reserved, keyed, keyedFetch, engineFetch,
+//   channelURL; from upload.js serialize, upload, discard, descriptorHeader, proxyOverChannel.
 
 // One hooked fetch per API that uses it, so each follows its own switch.
 function hookedFetch(api) {
@@ -57,11 +57,12 @@ async function fetchHooked(input, init, plan, body, kind) {
   let uploading = null;
   // Full proxy sends a body of up to one chunk on the proxy request itself, except a Blob-backed one when the
   // body channel can take it: the engine sends that without the page reading it first.
-  const storeIt = blob && (plan.mode === 'store' || P.blobSize(blob) > config.chunkBytes || (aside && !!config.channel));
-  if (storeIt && plan.mode === 'proxy' && config.channel) {
+  const channel = channelURL();
+  const storeIt = blob && (plan.mode === 'store' || P.blobSize(blob) > config.chunkBytes || (aside && !!channel));
+  if (storeIt && plan.mode === 'proxy' && channel) {
     // One exchange: the request and its body go to the body channel together and the answer comes back on it,
     // instead of a reservation, an upload and a proxy request. Unreachable: the two legs below, unnoticed.
-    const answer = await proxyOverChannel({
+    const answer = await proxyOverChannel(channel, {
       url: plan.url, method, headers, bodyID: null, credentials: request.credentials, redirect: request.redirect,
       firstParty: pageURL,
     }, blob, signal);

@@ -79,6 +79,18 @@ function apiEnabled(api) {
   return !(apis && apis[api] === false);
 }
 
+// The body channel's URL, or null: none configured, one that stopped (native lists it in the switches), or one that
+// did not answer (see `channelLost`).
+function channelURL() {
+  if (!config.channel || channelLost) return null;
+  const closed = switches().closedChannels;
+  if (closed && includes(closed, config.channel)) {
+    channelLost = true;
+    return null;
+  }
+  return config.channel;
+}
+
 function effectiveStrategy() {
   if (state.strategy === 'fullProxy' && switches().proxyEnabled === false) return 'bodyByID';
   return state.strategy;

@@ -3,7 +3,7 @@
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
 //   `win`, `config`; from core.js P, TYPE_HEADER, BODY_HEADER, KEY_HEADER, BODY_KEY, tagOf, ownBytes, bare, HookError,
-//   ChannelUnreachable, PROXY_HEADER; from page.js pageURL, reserved, keyed, keyedFetch.
+//   ChannelUnreachable, PROXY_HEADER, channelLost; from page.js pageURL, reserved, keyed, keyedFetch, channelURL.
 
 // The bytes and default Content-Type the engine itself would send for `body` (the engine serialises
 // FormData, so multipart boundaries match the Content-Type).
@@ -80,7 +80,8 @@ async function upload(blob, type, signal, onProgress, onID) {
   try {
     // With the body channel the first request only reserves the body (size, type, origin); the bytes follow
     // in one upload the engine makes itself.
-    const viaChannel = !!config.channel && size > 0;
+    const channel = size > 0 ? channelURL() : null;
+    const viaChannel = channel !== null;
     const first = await post(reserved('body?size=' + size), 0, viaChannel ? 0 : Math.min(size, step),
       type ? { [TYPE_HEADER]: type } : {});
     const id = first.answer.id;
@@ -89,11 +90,12 @@ async function upload(blob, type, signal, onProgress, onID) {
     if (loaded > 0) onProgress(loaded, size);
     if (viaChannel) {
       try {
-        await sendOverChannel(blob, id, stop.signal, onProgress);
+        await sendOverChannel(channel, blob, id, stop.signal, onProgress);
         return id;
       } catch (error) {
         // Unreachable (not listening, suspended app): the same body in slices, as if there were no channel.
         if (!(error instanceof ChannelUnreachable) || stop.signal.aborted) throw error;
+        channelLost = true;
       }
     }
     let next = loaded;
@@ -123,11 +125,11 @@ async function upload(blob, type, signal, onProgress, onID) {
 // the bytes are and streams them to native, which stores them as they arrive. The key goes in a header (request
 // headers are invisible to page scripts; a URL is not: resource timing lists it), so does the id. Rejects with
 // ChannelUnreachable when no answer came (refused connection, CORS refusal), with HookError when native refused.
-function sendOverChannel(blob, id, signal, onProgress) {
+function sendOverChannel(channel, blob, id, signal, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new P.XHR();
     // One URL for every body, so the engine keeps the CORS preflight's answer instead of asking each time.
-    P.open(xhr, 'POST', config.channel + '/body');
+    P.open(xhr, 'POST', channel + '/body');
     P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
     P.setRequestHeader(xhr, BODY_HEADER, id);
     const abort = () => P.abort(xhr);
@@ -155,16 +157,17 @@ function sendOverChannel(blob, id, signal, onProgress) {
 // credentials); this returns a response-like record of that head over the channel's body stream. Returns null when
 // the channel could not be reached or refused the head (a network error, before anything went upstream), so the
 // caller sends the request the other way; rejects as the page's fetch would when the page aborted.
-async function proxyOverChannel(descriptor, blob, signal) {
+async function proxyOverChannel(channel, descriptor, blob, signal) {
   let response;
   try {
-    response = await keyedFetch(config.channel + '/proxy', bare({
+    response = await keyedFetch(channel + '/proxy', bare({
       method: 'POST', body: blob, signal, cache: 'no-store', credentials: 'omit', mode: 'cors', redirect: 'error',
       referrerPolicy: 'no-referrer',
       headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor), 'Content-Type': 'application/octet-stream' }),
     }));
   } catch (error) {
     if (P.aborted(signal)) throw error;
+    channelLost = true;
     return null;
   }
   const encoded = response.headers.get('X-Hybrid-Head');
