@@ -169,11 +169,20 @@ extension WKEngine: WKUIDelegate {
     }
 
     private func runDialog(_ dialog: ScriptDialog) async -> ScriptDialogAnswer {
-        guard let delegate = uiDelegateStorage else { return ScriptDialogDefaults().answer(for: dialog) }
+        guard !closed, let delegate = uiDelegateStorage else { return ScriptDialogDefaults().answer(for: dialog) }
         return await withCheckedContinuation { continuation in
-            delegate.runScriptDialog(dialog, reply: WKScriptDialogReply { continuation.resume(returning: $0) })
+            let reply = WKScriptDialogReply { continuation.resume(returning: $0) }
+            openDialogs.removeAll { $0.reply == nil || $0.reply?.isSettled == true }
+            openDialogs.append(OpenDialog(reply: reply, dialog: dialog))
+            delegate.runScriptDialog(dialog, reply: reply)
         }
     }
+}
+
+/// A dialog the UI delegate was asked to answer, until it does (``WKEngine/close()`` answers the rest).
+struct OpenDialog {
+    weak var reply: WKScriptDialogReply?
+    let dialog: ScriptDialog
 }
 
 /// Resumes the WebKit dialog call once; later answers are ignored (`ScriptDialogReply`'s contract). A reply
@@ -193,6 +202,8 @@ final class WKScriptDialogReply: ScriptDialogReply {
         self.resume = nil
         resume?(answer)
     }
+
+    var isSettled: Bool { resume == nil }
 
     // Not `isolated deinit` (it needs a newer runtime than the package's iOS 18 / macOS 15): the stored
     // closure is Sendable and resuming a continuation is allowed from any thread.

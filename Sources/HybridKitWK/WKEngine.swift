@@ -37,6 +37,11 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
     private var schemeHandlers: [String: any SchemeHandler] = [:]
     private var messageProxies: [String: MessageProxy] = [:]
     private var addedScripts: [UserScript] = []
+    /// Scripts the host's configuration already held: WKUserContentController removes scripts only all at once, and
+    /// these are put back each time.
+    private var configurationScripts: [WKUserScript] = []
+    /// Dialogs a UI delegate holds a reply for (weakly: a reply the host drops answers with its defaults itself).
+    var openDialogs: [OpenDialog] = []
     private weak var delegate: (any NavigationDelegate)?
     weak var uiDelegateStorage: (any EngineUIDelegate)?
     private let cookies: WKCookieStore
@@ -76,6 +81,7 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
         webView = WKWebView(frame: frame.isEmpty ? Self.defaultViewFrame : frame, configuration: configuration)
         if case .replacing(let agent) = settings.userAgent { webView.customUserAgent = agent }
         cookies = WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
+        configurationScripts = webView.configuration.userContentController.userScripts
         super.init()
         webView.navigationDelegate = self
     }
@@ -227,7 +233,9 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
     }
 
     public func removeAllUserScripts() {
-        webView.configuration.userContentController.removeAllUserScripts()
+        let controller = webView.configuration.userContentController
+        controller.removeAllUserScripts()
+        for script in configurationScripts { controller.addUserScript(script) }
         addedScripts.removeAll()
     }
 
@@ -350,6 +358,11 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
         addedScripts.removeAll()
         delegate = nil
         uiDelegateStorage = nil
+        // A dialog the host still holds a reply for is answered with the defaults: until then the page stays
+        // blocked in alert(), confirm() or prompt(), and WebKit's suspended call keeps the view.
+        let open = openDialogs
+        openDialogs.removeAll()
+        for entry in open { entry.reply?.answer(ScriptDialogDefaults().answer(for: entry.dialog)) }
         webView.uiDelegate = nil
         webView.navigationDelegate = nil
         _ = webView.loadHTMLString("", baseURL: nil)

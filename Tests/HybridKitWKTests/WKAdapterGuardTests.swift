@@ -113,6 +113,65 @@ import Testing
         #expect(FrameInfo(url: nil, securityOrigin: "", isMainFrame: false).securityOrigin == "null")
     }
 
+    final class HoldingDialogs: EngineUIDelegate, @unchecked Sendable {
+        // Main actor only: replies kept, never answered (a custom alert still on screen when the page closes).
+        var held: [any ScriptDialogReply] = []
+        func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) { held.append(reply) }
+    }
+
+    final class Answer: @unchecked Sendable {
+        // Main actor only.
+        var value: Bool?
+    }
+
+    /// A dialog whose reply the host still holds when the view closes is answered then, with the defaults: until
+    /// then the page stays blocked in confirm() and WebKit's suspended call keeps the view. A dialog after the close
+    /// gets the defaults without reaching the host.
+    @Test func closingAnswersTheDialogsTheHostStillHolds() async throws {
+        WKStandIn.backend = nil
+        let engine = try WKEngine()
+        let dialogs = HoldingDialogs()
+        engine.uiDelegate = dialogs
+        let url = try #require(URL(string: "https://a.example/"))
+        let frame = WKFrameInfo(
+            isMainFrame: true, request: URLRequest(url: url),
+            securityOrigin: WKSecurityOrigin(serialized: "https://a.example"), webView: engine.webView)
+        let answer = Answer()
+        Task {
+            answer.value = await engine.webView(
+                engine.webView, runJavaScriptConfirmPanelWithMessage: "leave?", initiatedByFrame: frame)
+        }
+        #expect(try await waitUntil(timeout: .seconds(5)) { dialogs.held.count == 1 })
+        #expect(answer.value == nil, "the host has not answered")
+        engine.close()
+        #expect(try await waitUntil(timeout: .seconds(5)) { answer.value != nil }, "closing left the dialog open")
+        #expect(answer.value == false, "confirm's default")
+        dialogs.held[0].answer(.confirmed(true))
+        let late = await engine.webView(
+            engine.webView, runJavaScriptConfirmPanelWithMessage: "again?", initiatedByFrame: frame)
+        #expect(late == false && dialogs.held.count == 1)
+    }
+
+    /// WKUserContentController removes scripts only all at once: the engine puts back what the host's
+    /// configuration held, not only its own.
+    @Test func removingTheEnginesScriptsKeepsTheConfigurationsOwn() throws {
+        WKStandIn.backend = nil
+        let configuration = WKWebViewConfiguration()
+        configuration.userContentController.addUserScript(
+            WKUserScript(source: "host()", injectionTime: .atDocumentStart, forMainFrameOnly: true))
+        let engine = try WKEngine(configuration: configuration)
+        defer { engine.close() }
+        let controller = engine.webView.configuration.userContentController
+        let mine = UserScript(source: "mine()", injectionTime: .documentStart, allFrames: true)
+        let other = UserScript(source: "other()", injectionTime: .documentEnd, allFrames: false)
+        engine.addUserScript(mine)
+        engine.addUserScript(other)
+        engine.removeUserScript(mine)
+        #expect(controller.userScripts.map(\.source) == ["host()", "other()"])
+        engine.removeAllUserScripts()
+        #expect(controller.userScripts.map(\.source) == ["host()"])
+    }
+
     @Test func evaluateJavaScriptFromAnotherContextDoesNotTrap() async throws {
         // No engine behind the stand-in (suites that run before this one may have installed WebKitGTK; the
         // suites that need it install it again themselves).

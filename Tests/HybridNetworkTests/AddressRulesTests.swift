@@ -15,6 +15,10 @@ import Testing
         ("::ffff:127.0.0.1", .loopback), ("::ffff:10.0.0.1", .privateNetwork), ("::ffff:8.8.8.8", nil),
         ("::127.0.0.1", .loopback), ("64:ff9b::a00:1", .privateNetwork), ("2002:a9fe:a9fe::", .linkLocal),
         ("8.8.8.8", nil), ("93.184.216.34", nil), ("2606:4700::1111", nil),
+        // IPv4-translated (SIIT), local-use NAT64, IETF protocol assignments; benchmarking stays public (fake-IP VPNs).
+        ("::ffff:0:127.0.0.1", .loopback), ("::ffff:0:8.8.8.8", nil), ("64:ff9b:1::a00:1", .privateNetwork),
+        ("64:ff9b:1:ffff::8.8.8.8", .privateNetwork), ("192.0.0.170", .reserved), ("192.0.1.1", nil),
+        ("198.18.0.1", nil),
     ]
 
     @Test(arguments: kinds) func addressKinds(_ entry: (String, SpecialAddressKind?)) throws {
