@@ -371,6 +371,25 @@ import Glibc
         #expect(plain.response?.status == 204, "\(String(decoding: plain.received, as: UTF8.self))")
     }
 
+    /// Preflights carry no body: a client that sends only preflights, each well inside the head deadline, is still
+    /// closed at that deadline (each answer used to start it again, so such a client held a slot for ever).
+    @Test func preflightsAloneDoNotHoldAConnectionPastTheHeadDeadline() async throws {
+        let channel = try LoopbackBodyChannel.start(limits: .init(headTimeout: .seconds(2)))
+        defer { channel.stop() }
+        let page = Page(on: channel)
+        let port = channel.port
+        _ = try page.reserve(4)
+        let preflight = Data(
+            ("OPTIONS \(BodyChannelRoutes.path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: \(page.origin)\r\n"
+                + "Access-Control-Request-Method: POST\r\nConnection: keep-alive\r\n\r\n").utf8)
+        let exchange = try await RawSocket.exchange(
+            port: port, chunks: Array(repeating: preflight, count: 12), pause: .milliseconds(500), readFor: .seconds(3))
+        let answers = String(decoding: exchange.received, as: UTF8.self).components(separatedBy: "HTTP/1.1 204").count - 1
+        #expect(exchange.closedByServer, "the connection outlived the head deadline")
+        #expect((1...5).contains(answers), "\(answers) preflights answered in one connection")
+        #expect(exchange.chunksSent < 12, "all 12 preflights went out: the connection was never closed")
+    }
+
     /// A flood of drops makes one log line per reason per 10 s, which says how many drops it stands for.
     @Test func dropsAreLoggedAtMostOncePerIntervalWithTheirCount() {
         var log = RateLimitedLog()

@@ -359,8 +359,9 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
                 body: body, keepAlive: keepAlive, context: context)
             if case .idle = state { awaitHead(context: context) }
         case .answered:
+            // A preflight is no work done: the head deadline it came under keeps running (a client sending only
+            // preflights would otherwise hold a slot for ever), and the gate keeps counting the wait from its start.
             state = .idle
-            awaitHead(context: context)
         case .idle, .closing:
             break
         }

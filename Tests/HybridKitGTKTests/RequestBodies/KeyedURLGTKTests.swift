@@ -161,5 +161,25 @@ import Testing
             "fetch('/echo', { method: 'POST', body: 'still here' }).then((r) => r.json()).then((e) => e.length)")
         #expect(echoed == "10")
     }
+
+    /// A `no-cors` POST to the page's own origin keeps its body: under `no-cors` the engine drops every header but a
+    /// few, the key and the body's tag among them, and native refused the body (the unhooked engine sends it).
+    @Test(arguments: [BodiesLab.Side.bodyByID, .fullProxy])
+    @GTKActor func aNoCorsPostToThePagesOwnOriginKeepsItsBody(side: BodiesLab.Side) async throws {
+        let lab = try await BodiesLab(proxy: side == .fullProxy ? RequestBodiesTests.makeProxy() : nil)
+        defer { lab.close() }
+        try await lab.load(lab.pageURL(side))
+        let lengths = try await lab.run(
+            """
+            (async () => {
+              const length = async (body) => {
+                const response = await fetch('/echo', { method: 'POST', mode: 'no-cors', body });
+                return (await response.json()).length;
+              };
+              return [await length('abc'), await length(new Blob(['abcd'])), await length(new Uint8Array(5))];
+            })()
+            """)
+        #expect(lengths == "[3,4,5]")
+    }
 }
 #endif

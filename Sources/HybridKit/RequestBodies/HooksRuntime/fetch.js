@@ -117,7 +117,9 @@ async function fetchHooked(input, init, plan, body, kind) {
     const response = await sendAlongside(request.url, {
       method, headers: sent, credentials: request.credentials, cache: request.cache,
       redirect: request.redirect, referrer: request.referrer, referrerPolicy: request.referrerPolicy,
-      integrity: request.integrity, keepalive: request.keepalive, mode: request.mode,
+      // A page's own origin: under 'no-cors' the engine would drop the body's tag (a header it does not list).
+      integrity: request.integrity, keepalive: request.keepalive,
+      mode: request.mode === 'no-cors' ? 'same-origin' : request.mode,
     });
     if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
     return response.headers.has('X-Hybrid-Final-URL') ? finalResponse(response, plan.url, method) : response;

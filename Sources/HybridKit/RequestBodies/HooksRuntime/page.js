@@ -162,5 +162,8 @@ function engineFetch(self, input, init, kind, body) {
   const safe = engineSafe(kind, body);
   if (safe === undefined) return origFetch.call(self, input, init);
   const base = init && init.headers !== undefined ? init.headers : isRequest ? input.headers : undefined;
-  return keyedFetch(isRequest ? input : target, bare(init, { body: safe, headers: keyed(base) }));
+  // 'same-origin' whatever the page said: it is (the key went only to this origin), and under 'no-cors' the engine
+  // drops every header but a few, the key among them, and native then refuses the body.
+  return keyedFetch(isRequest ? input : target,
+    bare(init, { body: safe, headers: keyed(base), mode: 'same-origin' }));
 }
