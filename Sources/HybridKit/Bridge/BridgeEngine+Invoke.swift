@@ -63,11 +63,31 @@ extension BridgeEngine {
         }
         let work: Invocation.Work
         do {
-            work = try invocation.work(on: self).binding(outgoing: outgoing, incoming: incoming)
+            let lease = try leaseArguments(of: invocation)
+            work = try invocation.work(on: self, lease: lease).binding(outgoing: outgoing, incoming: incoming)
         } catch {
             return settle(answer, .failure(error), origin: invocation.origin)
         }
         start(work, of: invocation, answer: answer)
+    }
+
+    /// Counts a call's arguments against ``BridgeLimits/maxPendingArgumentBytes`` while it waits for its answer, or
+    /// refuses it (with one warning per bridge: a page doing this does it many times).
+    private func leaseArguments(of invocation: Invocation) throws(BridgeError) -> ArgumentBudget.Lease {
+        let size = invocation.payload.count
+        if let lease = argumentBudget.lease(size) { return lease }
+        let message =
+            "calls waiting for an answer hold \(argumentBudget.inUse) bytes of arguments; this call's \(size) would "
+            + "pass the limit of \(argumentBudget.limit)"
+        if !reportedArgumentBudget {
+            reportedArgumentBudget = true
+            let advice =
+                "raise BridgeLimits.maxPendingArgumentBytes if the page's calls really hold this much at once "
+                + "(binary values carry large data without it)"
+            logger.warning(
+                "bridge call refused: \(message); \(advice)", metadata: ["call": "\(invocation.origin.name)"])
+        }
+        throw .denied(message)
     }
 
     /// The method `sender`'s frame may call: the registry's answer for its origin, frame and verification.

@@ -47,6 +47,10 @@ public actor BridgeEngine {
     private var publishedState: PublishedState
     /// Rebuilds the document-start copy of published state when the modules or their access change.
     private let registryObservation: ModuleRegistryObservation
+    /// The JSON arguments held by calls that answer later (``BridgeLimits/maxPendingArgumentBytes``).
+    nonisolated let argumentBudget: ArgumentBudget
+    /// Whether the budget's refusal was logged (once per bridge).
+    var reportedArgumentBudget = false
     private var jsCalls = JavaScriptCalls()
     var statistics = BridgeStatistics()
     var metrics = BridgeCallMetrics()
@@ -129,6 +133,7 @@ public actor BridgeEngine {
         let redemptions = ByteRedemptions(limits: configuration.limits)
         self.redemptions = redemptions
         let link = BridgeLink()
+        self.argumentBudget = ArgumentBudget(limit: configuration.limits.maxPendingArgumentBytes)
         // Who may read published state follows the modules' access, which a remote configuration changes at run
         // time: new documents must not start with values their origin may no longer read.
         self.registryObservation = modules.observeChanges { [link] in

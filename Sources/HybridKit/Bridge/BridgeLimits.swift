@@ -33,6 +33,10 @@ public struct BridgeLimits: Sendable, Equatable {
     /// is copied whole into the app's process, and its method holds it while it runs); a call past it fails with
     /// `denied` before a byte moves. Without it a page could start many calls that each send one large buffer.
     public var maxBinaryBytesInFlight = 512 << 20
+    /// Bytes of JSON arguments held at once by calls and streams that answer later (a method holds its arguments
+    /// until it ends); a call past it fails with `denied`. Without it a page could pin memory without bound: many
+    /// calls of a slow method, each with a large argument.
+    public var maxPendingArgumentBytes = 256 << 20
     /// Parts (`ArrayBuffer`s, typed arrays, `Blob`s) one call may send; more fail with `bad_message`.
     public var maxBinaryParts = 64
     /// How long bytes native answered with wait for their page to fetch them before they are freed.

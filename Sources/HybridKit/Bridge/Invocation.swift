@@ -25,7 +25,7 @@ struct Invocation: Sendable {
 
     let target: ModuleRegistry.Target
     let context: CallContext
-    let payload: Substring.UTF8View
+    private(set) var payload: Substring.UTF8View
     let origin: CallOrigin
 
     var lane: Lane {
@@ -60,22 +60,30 @@ struct Invocation: Sendable {
 
     /// The method as work on its lane: the one place where a body (sync, async, stream) meets its module's
     /// execution. Work on the engine's lane hops to `bridge` (whose executor is the engine's) to run; work on
-    /// the background lane is `@concurrent`, so it never runs there.
-    func work(on bridge: BridgeEngine) throws(BridgeError) -> Work {
-        let (payload, context) = (self.payload, self.context)
+    /// the background lane is `@concurrent`, so it never runs there. The work holds its arguments, and `lease`,
+    /// which counts them against ``BridgeLimits/maxPendingArgumentBytes``, until it ends; they are its own copy
+    /// when the post they came in is much larger (a slice would keep the whole post alive).
+    func work(on bridge: BridgeEngine, lease: ArgumentBudget.Lease) throws(BridgeError) -> Work {
+        let (payload, context) = (Self.ownCopy(of: self.payload), self.context)
         switch (target.method.body, lane) {
         case (.sync(let body), .engine):
-            return .value { try await bridge.runHere(body, payload, context) }
+            return .value { try await bridge.runHere(body, payload, context, lease) }
         case (.sync(let body), .background):
-            return .value { @concurrent in try body(payload, context) }
+            return .value { @concurrent in try withExtendedLifetime(lease) { try body(payload, context) } }
         case (.async(let body), .engine):
-            return .value { try await bridge.runHere(body, payload, context) }
+            return .value { try await bridge.runHere(body, payload, context, lease) }
         case (.async(let body), .background):
-            return .value { @concurrent in try await body(payload, context) }
+            return .value { @concurrent in
+                defer { withExtendedLifetime(lease) {} }
+                return try await body(payload, context)
+            }
         case (.stream(let body), .engine):
-            return .stream { sink in try await bridge.runHere(body, payload, context, sink) }
+            return .stream { sink in try await bridge.runHere(body, payload, context, sink, lease) }
         case (.stream(let body), .background):
-            return .stream { @concurrent sink in try await body(payload, context, sink) }
+            return .stream { @concurrent sink in
+                defer { withExtendedLifetime(lease) {} }
+                try await body(payload, context, sink)
+            }
         case (.forward, _):
             // resolve() follows forwards to the end; reaching one here is a registry bug.
             throw .internalError("unresolved forward")
@@ -83,27 +91,40 @@ struct Invocation: Sendable {
     }
 }
 
+extension Invocation {
+    /// `payload` as a string of its own when the post it is a slice of is much larger than it.
+    static func ownCopy(of payload: Substring.UTF8View) -> Substring.UTF8View {
+        let slice = Substring(payload)
+        guard slice.base.utf8.count > payload.count * 2 + 4096 else { return payload }
+        return Substring(String(slice)).utf8
+    }
+}
+
 extension BridgeEngine {
     /// Runs a synchronous method on the bridge's (the engine's) executor, for callers that are not on it.
     fileprivate func runHere(
-        _ body: Invocation.SyncBody, _ payload: Substring.UTF8View, _ context: CallContext
+        _ body: Invocation.SyncBody, _ payload: Substring.UTF8View, _ context: CallContext,
+        _ lease: ArgumentBudget.Lease
     ) throws -> String {
-        try body(payload, context)
+        try withExtendedLifetime(lease) { try body(payload, context) }
     }
 
     /// Runs an async method on the bridge's (the engine's) executor.
     fileprivate func runHere(
         _ body: @Sendable (Substring.UTF8View, CallContext) async throws -> String, _ payload: Substring.UTF8View,
-        _ context: CallContext
+        _ context: CallContext, _ lease: ArgumentBudget.Lease
     ) async throws -> String {
-        try await body(payload, context)
+        defer { withExtendedLifetime(lease) {} }
+        return try await body(payload, context)
     }
 
     /// Runs a stream method on the bridge's (the engine's) executor; its sink hops nowhere then.
     fileprivate func runHere(
         _ body: @Sendable (Substring.UTF8View, CallContext, BridgeStreamSink) async throws -> Void,
-        _ payload: Substring.UTF8View, _ context: CallContext, _ sink: BridgeStreamSink
+        _ payload: Substring.UTF8View, _ context: CallContext, _ sink: BridgeStreamSink,
+        _ lease: ArgumentBudget.Lease
     ) async throws {
+        defer { withExtendedLifetime(lease) {} }
         try await body(payload, context, sink)
     }
 }

@@ -28,6 +28,10 @@ struct Gate: PageContextKey { typealias Value = String }
                     try await Task.sleep(for: .seconds(60))
                     return 1
                 }
+                module.method("slowText") { (text: String, _) async throws -> Int in
+                    try await Task.sleep(for: .seconds(60))
+                    return text.count
+                }
                 module.method("quick", timeout: .milliseconds(50)) { (_: NoArguments, _) async throws -> Int in
                     try await Task.sleep(for: .seconds(60))
                     return 1
@@ -417,6 +421,42 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(try await waitUntil { try result(id: 6) != nil })
         #expect(try errorCode(id: 6) == "denied", "a synchronous call counts against the cap too")
         #expect(await bridge.pendingCallCount == 3)
+    }
+
+    /// Calls that answer later hold their arguments until they end: past ``BridgeLimits/maxPendingArgumentBytes``
+    /// in all, a call is refused with `denied` (one warning), and the bytes come back when the calls end, however
+    /// they end. Without it a page pinned memory without bound: many calls of a slow method, each with a large
+    /// argument (the call count alone allowed 10,000 of 16 MB).
+    @Test func argumentsHeldByWaitingCallsAreBoundedInBytes() async throws {
+        let logs = LogCapture.installed()
+        logs.reset()
+        let bridge = try makeBridge { $0.limits.maxPendingArgumentBytes = 1 << 20 }
+        defer { withExtendedLifetime(bridge) {} }
+        let big = "\"" + String(repeating: "a", count: 300_000) + "\""
+        for id in 1...5 { engine.post(PageMessage.call("math", "slowText", id: id, args: big)) }
+        #expect(try await waitUntil { try errorCode(id: 5) != nil })
+        #expect(try errorCode(id: 4) == "denied" && errorCode(id: 5) == "denied")
+        #expect(try (1...3).allSatisfy { try result(id: $0) == nil }, "the first three are still running")
+        #expect(bridge.argumentBudget.inUse == 3 * 300_002)
+        let warnings = logs.messages("hybrid.bridge").filter { $0.contains("BridgeLimits.maxPendingArgumentBytes") }
+        #expect(warnings.count == 1, "one warning for two refusals: \(logs.messages("hybrid.bridge"))")
+        // A synchronous method answers inline and holds nothing: it still goes.
+        engine.post(PageMessage.call("math", "add", id: 6, args: #"{"x":1,"y":2}"#))
+        #expect(try await waitUntil { try result(id: 6) != nil })
+        #expect(try result(id: 6)?["r"] as? Int == 3)
+        await bridge.pageDidNavigate()
+        #expect(try await waitUntil { bridge.argumentBudget.inUse == 0 }, "cancelled calls gave their bytes back")
+    }
+
+    /// A call that waits keeps a copy of its own arguments, not the post they came in: a slice would keep the whole
+    /// post (up to 16 MB, a batch of many calls) alive as long as the call.
+    @Test func aWaitingCallKeepsItsOwnArgumentsNotItsPost() {
+        let post = "H1 call 1 t main o m f\n[1]" + String(repeating: "x", count: 100_000)
+        let small = post.dropFirst(23).prefix(3)
+        #expect(String(small) == "[1]")
+        #expect(Substring(Invocation.ownCopy(of: small.utf8)).base.utf8.count == 3)
+        let most = post.dropFirst(23)
+        #expect(Substring(Invocation.ownCopy(of: most.utf8)).base.utf8.count == post.utf8.count, "no copy needed")
     }
 
     @Test func releasedBridgeIsNotKeptAliveByTheEngine() throws {
