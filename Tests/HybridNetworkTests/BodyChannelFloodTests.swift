@@ -355,14 +355,19 @@ import Glibc
             + "Access-Control-Request-Method: POST\r\n"
         let cases = [
             ("an upgrading preflight", preflight + "Connection: Upgrade\r\nUpgrade: x\r\n\r\n"),
-            ("an upgrading upload head", preflight.replacingOccurrences(of: "OPTIONS", with: "POST") + "Upgrade: x\r\n\r\n"),
+            (
+                "an upgrading upload head",
+                preflight.replacingOccurrences(of: "OPTIONS", with: "POST") + "Upgrade: x\r\n\r\n"
+            ),
             ("CONNECT", "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"),
         ]
         let flood = Data(count: 8 << 20)
         for (what, head) in cases {
             let exchange = try await RawSocket.exchange(
                 port: port, chunks: [Data(head.utf8), flood], readFor: .seconds(5))
-            #expect(exchange.response?.status == 400, "\(what): \(String(decoding: exchange.received.prefix(200), as: UTF8.self))")
+            #expect(
+                exchange.response?.status == 400,
+                "\(what): \(String(decoding: exchange.received.prefix(200), as: UTF8.self))")
             #expect(exchange.closedByServer, "\(what)")
             #expect(exchange.elapsed < .seconds(4), "\(what): the connection stayed open")
         }
@@ -384,7 +389,8 @@ import Glibc
                 + "Access-Control-Request-Method: POST\r\nConnection: keep-alive\r\n\r\n").utf8)
         let exchange = try await RawSocket.exchange(
             port: port, chunks: Array(repeating: preflight, count: 12), pause: .milliseconds(500), readFor: .seconds(3))
-        let answers = String(decoding: exchange.received, as: UTF8.self).components(separatedBy: "HTTP/1.1 204").count - 1
+        let answers =
+            String(decoding: exchange.received, as: UTF8.self).components(separatedBy: "HTTP/1.1 204").count - 1
         #expect(exchange.closedByServer, "the connection outlived the head deadline")
         #expect((1...5).contains(answers), "\(answers) preflights answered in one connection")
         #expect(exchange.chunksSent < 12, "all 12 preflights went out: the connection was never closed")

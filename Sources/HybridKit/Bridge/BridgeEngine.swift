@@ -277,7 +277,21 @@ public actor BridgeEngine {
         case .stream: openStream(inbound, sender: sender, reply: reply)
         case .pull: pullStream(inbound, reply: reply)
         case .cancel: cancelStream(CallKey(token: inbound.token, id: inbound.id), reply: reply)
+        case .bye: documentWentAway(token: inbound.token, reply: reply)
         }
+    }
+
+    /// The document with `token` went away for good: its calls and streams end now, not when the main frame next
+    /// navigates (a frame that reloads or is removed would otherwise keep its streams' producers, buffers and
+    /// slots). Only that document knows its token. A binary call still waiting for its bytes ends at its own expiry.
+    private func documentWentAway(token: String, reply: (any ScriptMessageReply)?) {
+        for (key, call) in calls where key.token == token && call.upload == nil {
+            calls[key] = nil
+            call.task.cancel()
+            statistics.abandoned += 1
+        }
+        streams.cancelAll(token: token)
+        reply?.resolve(json: "[]")
     }
 
     /// Main-frame messages arrive on the non-reply handler; their claimed origin must be the one of the

@@ -17,6 +17,9 @@ public struct InboundMessage: Sendable, Equatable {
         case pull
         /// The page stopped reading stream `id`.
         case cancel
+        /// The document went away for good (a frame reloaded or removed, a page not kept for back/forward): its
+        /// calls and streams end now.
+        case bye
         /// A call whose arguments hold bytes: its payload names their sizes first (`BinaryCallPayload`), and the
         /// bytes follow in one upload to the bridge's scheme once native has admitted the call.
         case binaryCall = "bcall"

@@ -118,6 +118,11 @@ struct StreamTable {
             ]))
     }
 
+    /// Cancels the streams of the document with `token` (it went away), as ``cancel(_:)`` does each.
+    mutating func cancelAll(token: String) {
+        for key in streams.keys where key.token == token { cancel(key) }
+    }
+
     /// Ends every stream with `error` (navigation, close): producers cancelled, outstanding requests told.
     mutating func failAll(_ error: BridgeError) {
         let open = streams

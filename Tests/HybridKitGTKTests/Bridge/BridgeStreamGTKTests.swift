@@ -193,6 +193,60 @@ import Testing
         try await waitUntil(timeout: .seconds(5)) { Self.cancelled.withLock { $0 } == 1 }
     }
 
+    /// A frame that reloads or is removed ends its streams at once (its runtime says `bye` on pagehide): before,
+    /// their producers, buffers and slots stayed until the main frame navigated, and a frame reloading in a loop ran
+    /// the page out of streams.
+    @Test @GTKActor func aFrameThatReloadsOrGoesEndsItsStreams() async throws {
+        Self.reset()
+        let page = try await TestPage.ready(modules: [Self.module])
+        defer { page.close() }
+        /// Opens `count` endless streams from the frame's own runtime, each read once.
+        func openStreams(_ count: Int) async throws {
+            _ = try await page.evaluate(
+                """
+                (() => {
+                  window.__opened = null;
+                  (async () => {
+                    const child = document.querySelector('iframe').contentWindow;
+                    if (!child.hybrid) await new Promise((resolve) => child.addEventListener('load', resolve));
+                    await child.hybrid.ready;
+                    for (let i = 0; i < \(count); i++) await child.hybrid.stream('feed', 'ticks').next();
+                  })().then(() => { window.__opened = 'ok'; }, (e) => { window.__opened = 'failed: ' + e; });
+                  return true;
+                })()
+                """, as: Bool.self)
+            try await page.waitFor("window.__opened !== null")
+            #expect(try await page.evaluate("window.__opened", as: String.self) == "ok")
+        }
+        _ = try await page.evaluate(
+            """
+            (() => {
+              const frame = document.createElement('iframe');
+              frame.src = 'app://demo/test/blank.html';
+              document.body.appendChild(frame);
+              return true;
+            })()
+            """, as: Bool.self)
+        try await page.waitFor("document.querySelector('iframe').contentWindow.hybrid !== undefined")
+        try await openStreams(5)
+        #expect(await page.page.bridge.openStreamCount == 5)
+        _ = try await page.evaluate(
+            "(() => { document.querySelector('iframe').contentWindow.location.reload(); return true; })()",
+            as: Bool.self)
+        try await waitUntil(timeout: .seconds(10)) { await page.page.bridge.openStreamCount == 0 }
+        #expect(Self.cancelled.withLock { $0 } == 5, "the producers were cancelled")
+        try await page.waitFor("document.querySelector('iframe').contentWindow.hybrid !== undefined")
+        try await openStreams(3)
+        #expect(await page.page.bridge.openStreamCount == 3)
+        _ = try await page.evaluate(
+            "(() => { document.querySelector('iframe').remove(); return true; })()", as: Bool.self)
+        try await waitUntil(timeout: .seconds(10)) { await page.page.bridge.openStreamCount == 0 }
+        #expect(Self.cancelled.withLock { $0 } == 8)
+        // The main document's own streams are untouched by its frames' goodbyes.
+        #expect(
+            try await page.settle("hybrid.stream('feed', 'count', 3).next().then((r) => r.value)", as: Int.self) == 0)
+    }
+
     @Test @GTKActor func framesReadStreamsThroughTheirOwnChannelAndOnlyWhereAllowed() async throws {
         Self.reset()
         let page = try await TestPage.ready(modules: [Self.module])

@@ -216,12 +216,40 @@ import Testing
         #expect(engine.userScripts.filter { $0.source.contains("pong") }.count == 1, "the old snapshot was removed")
         // The module withdrawn: no document starts with its state.
         bridge.modules.unregister("open")
-        #expect(try await waitUntil(timeout: .seconds(5)) { !engine.userScripts.contains { $0.source.contains("pong") } })
+        #expect(
+            try await waitUntil(timeout: .seconds(5)) { !engine.userScripts.contains { $0.source.contains("pong") } })
     }
 
     /// The stream chunks delivered to the main frame for call `id`, in order.
     func chunks(id: Int) throws -> [[String: Any]] {
         try engine.deliveredMessages().filter { $0["k"] as? String == "sc" && $0["id"] as? Int == id }
+    }
+
+    /// A document's `bye` (its runtime says it on pagehide, when it goes for good) ends its streams at once, and
+    /// nothing of another document's: only the document knows its token.
+    @Test func aDocumentsByeEndsItsOwnStreamsOnly() async throws {
+        let bridge = try makeBridge()
+        defer { withExtendedLifetime(bridge) {} }
+        let other = "fedcba9876543210"
+        func post(_ kind: String, _ id: Int, token: String, payload: String = "1") {
+            engine.post(.string("H1 \(kind) \(id) \(token) main https://app.example feed three\n\(payload)"))
+        }
+        func open(_ count: Int) async throws -> Bool {
+            for _ in 0..<500 {
+                if await bridge.openStreamCount == count { return true }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return false
+        }
+        engine.post(PageMessage.hello())
+        post("stream", 1, token: PageMessage.token)
+        post("stream", 2, token: PageMessage.token)
+        post("stream", 3, token: other)
+        #expect(try await open(3))
+        post("bye", 0, token: other, payload: "null")
+        #expect(try await open(2))
+        post("bye", 0, token: PageMessage.token, payload: "null")
+        #expect(try await open(0))
     }
 
     @Test func streamsAnswerPullsAndEndOnce() async throws {

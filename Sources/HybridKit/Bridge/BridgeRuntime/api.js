@@ -23,6 +23,15 @@ window.addEventListener('message', (event) => {
 // abandons them when the next document commits. A page kept in the back/forward cache may come back;
 // it then says hello again and carries on.
 window.addEventListener('pagehide', (event) => {
+  // A document that goes for good tells native, which ends its calls and streams at once: a frame that reloads or
+  // is removed would otherwise keep them open until the main frame navigates. Not one the back/forward cache keeps.
+  if (!event.persisted && state !== 'closed') {
+    try {
+      send(head('bye', 0, '-', '-') + 'null');
+    } catch (_) {
+      // nothing to tell: native ends them when the main frame navigates
+    }
+  }
   state = event.persisted ? 'connecting' : 'closed';
   failAll('navigated', 'the page navigated away before the call finished');
   failStreams('navigated', 'the page navigated away while reading the stream');
