@@ -67,6 +67,30 @@ func raiseWebKitException(_ reason: String) -> Never {
         "*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason: '\(reason)'")
 }
 
+/// WebKit's rule for a completion handler it hands the app (a navigation's decision, a message's reply): called
+/// exactly once. A second call raises, and so does a handler freed without a call (WebKit checks when it frees the
+/// block). The handler the stand-in passes holds one of these and reports each call to it.
+final class CompletionCheck: Sendable {
+    private let selector: String
+    private let calls = Locked(0)
+
+    init(_ selector: String) { self.selector = selector }
+
+    func called() {
+        let count = calls.withLock { calls in
+            calls += 1
+            return calls
+        }
+        if count > 1 { raiseWebKitException("Completion handler passed to \(selector) was called more than once") }
+    }
+
+    deinit {
+        if calls.withLock({ $0 }) == 0 {
+            raiseWebKitException("Completion handler passed to \(selector) was not called")
+        }
+    }
+}
+
 /// WebKit asserts the main thread in its UI-process API; Swift's isolation checking covers only code that
 /// went through the type checker, so the stand-in checks at run time too.
 func requireMainThread(_ api: String) {

@@ -118,17 +118,11 @@ import HybridKit
         case .plain(let handler):
             handler.userContentController(self, didReceive: wkMessage)
         case .withReply(let handler):
-            let settled = Locked(false)
+            let check = CompletionCheck(
+                "-[WKScriptMessageHandlerWithReply userContentController:didReceiveScriptMessage:replyHandler:]")
             let lane = view.backing?.lane
             handler.userContentController(self, didReceive: wkMessage) { value, error in
-                // WebKit raises when a reply handler is called a second time.
-                if settled.withLock({ done in
-                    defer { done = true }; return done
-                }) {
-                    raiseWebKitException(
-                        "replyHandler passed to userContentController:didReceiveScriptMessage:replyHandler: should not be called twice"
-                    )
-                }
+                check.called()
                 let json = StandInJSON.text(value)
                 guard let reply, let lane else { return }
                 if let error {

@@ -239,7 +239,9 @@ import HybridKit
             return
         }
         guard let navigationDelegate else { return answer(.allow) }
+        let check = CompletionCheck("-[WKNavigationDelegate webView:decidePolicyForNavigationAction:decisionHandler:]")
         navigationDelegate.webView(self, decidePolicyFor: wkAction) { policy in
+            check.called()
             answer(policy == .cancel ? .cancel : .allow)
         }
     }
@@ -256,7 +258,10 @@ import HybridKit
         let wkResponse = WKNavigationResponse(
             isForMainFrame: response.isMainFrame, response: urlResponse, canShowMIMEType: response.canShowMIMEType)
         guard let navigationDelegate else { return answer(response.canShowMIMEType ? .allow : .download) }
+        let check = CompletionCheck(
+            "-[WKNavigationDelegate webView:decidePolicyForNavigationResponse:decisionHandler:]")
         navigationDelegate.webView(self, decidePolicyFor: wkResponse) { policy in
+            check.called()
             switch policy {
             case .allow: answer(.allow)
             case .cancel: answer(.cancel)

@@ -19,6 +19,51 @@ import Testing
         #expect(try await waitUntil { port.calls == ["respond 200", "send 2", "finish"] })
     }
 
+    /// Answers a navigation's decision handler `times` times (WebKit wants exactly once).
+    final class Deciding: NSObject, WKNavigationDelegate {
+        let times: Int
+        init(times: Int) { self.times = times }
+        func webView(
+            _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction,
+            decisionHandler: @escaping @MainActor @Sendable (WKNavigationActionPolicy) -> Void
+        ) {
+            for _ in 0..<times { decisionHandler(.allow) }
+        }
+    }
+
+    /// Asks a navigation's decision from a delegate that answers `times` times.
+    @MainActor static func decide(answering times: Int) {
+        let view = WKWebView(frame: .zero, configuration: WKWebViewConfiguration())
+        let delegate = Deciding(times: times)
+        view.navigationDelegate = delegate
+        let url = URL(string: "https://a.example/") ?? URL(fileURLWithPath: "/")
+        view.decide(NavigationAction(request: EngineRequest(url: url))) { _ in }
+        withExtendedLifetime(delegate) {}
+    }
+
+    /// WebKit raises when a navigation's decision handler is freed without a call, or called twice; the stand-in
+    /// does too, so an adapter path that forgot one (or answered twice) ends the test as it would end the app.
+    @Test func aDecisionHandlerNeverCalledTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            await MainActor.run { StandInRulesTests.decide(answering: 0) }
+        }
+        #expect(standardError(result).contains("decidePolicyForNavigationAction:decisionHandler:] was not called"))
+    }
+
+    @Test func aDecisionHandlerCalledTwiceTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            await MainActor.run { StandInRulesTests.decide(answering: 2) }
+        }
+        #expect(
+            standardError(result).contains(
+                "decidePolicyForNavigationAction:decisionHandler:] was called more than once"))
+    }
+
+    /// Answering once is what WebKit wants: nothing raises.
+    @Test @MainActor func aDecisionHandlerCalledOnceIsFine() {
+        Self.decide(answering: 1)
+    }
+
     @Test func dataBeforeAResponseTraps() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             await MainActor.run { makeStandInTask().didReceive(Data("x".utf8)) }
