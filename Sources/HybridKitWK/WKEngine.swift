@@ -64,6 +64,13 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
         configuration: WKWebViewConfiguration = WKWebViewConfiguration(), schemes: Set<String> = [],
         settings: WebViewSettings = WebViewSettings(), frame: CGRect = WKEngine.defaultViewFrame
     ) throws(EngineError) {
+        // Two engines on one content controller would register the bridge's handler names twice (WebKit raises)
+        // and remove each other's scripts: a configuration mistake, said here rather than as a crash later.
+        let controller = ObjectIdentifier(configuration.userContentController)
+        Self.controllersInUse = Self.controllersInUse.filter {
+            $0.value.engine != nil && $0.value.engine?.closed == false
+        }
+        guard Self.controllersInUse[controller] == nil else { throw .unsupported(Self.sharedControllerAdvice) }
         for scheme in schemes.map({ $0.lowercased() }).sorted() {
             guard !WKWebView.handlesURLScheme(scheme), configuration.urlSchemeHandler(forURLScheme: scheme) == nil,
                 Self.isValidScheme(scheme)
@@ -83,8 +90,18 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
         cookies = WKCookieStore(store: webView.configuration.websiteDataStore.httpCookieStore)
         configurationScripts = webView.configuration.userContentController.userScripts
         super.init()
+        Self.controllersInUse[controller] = EngineReference(engine: self)
         webView.navigationDelegate = self
     }
+
+    /// The content controllers of the engines alive and not closed, by identity (an engine's configuration keeps
+    /// its controller alive, so the identity is not reused while the engine lives).
+    private static var controllersInUse: [ObjectIdentifier: EngineReference] = [:]
+    private struct EngineReference { weak var engine: WKEngine? }
+    static let sharedControllerAdvice =
+        "this configuration's WKUserContentController belongs to another open WKEngine; give each engine a "
+        + "configuration with a WKUserContentController of its own (a WKEngineFactory's makeConfiguration must "
+        + "return a new one each time)"
 
     /// The earlier form: schemes with their handlers at once.
     public convenience init(

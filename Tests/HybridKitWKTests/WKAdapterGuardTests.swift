@@ -172,6 +172,25 @@ import Testing
         #expect(controller.userScripts.map(\.source) == ["host()"])
     }
 
+    /// Two open engines on one content controller would register the bridge's handlers twice (WebKit raises) and
+    /// remove each other's scripts: the second engine is a typed error saying what to change; once the first is
+    /// closed, the controller may serve another.
+    @Test func aContentControllerAnotherOpenEngineUsesIsATypedError() throws {
+        WKStandIn.backend = nil
+        let shared = WKUserContentController()
+        let first = WKWebViewConfiguration()
+        first.userContentController = shared
+        let engine = try WKEngine(configuration: first)
+        let second = WKWebViewConfiguration()
+        second.userContentController = shared
+        #expect(throws: EngineError.unsupported(WKEngine.sharedControllerAdvice)) {
+            try WKEngine(configuration: second)
+        }
+        engine.close()
+        let next = try WKEngine(configuration: second)
+        next.close()
+    }
+
     @Test func evaluateJavaScriptFromAnotherContextDoesNotTrap() async throws {
         // No engine behind the stand-in (suites that run before this one may have installed WebKitGTK; the
         // suites that need it install it again themselves).
