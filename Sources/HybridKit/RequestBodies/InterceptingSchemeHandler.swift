@@ -360,8 +360,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         }
         let degraded = switches.effective.degradedPages.contains { page.hasPrefix($0) }
         guard !degraded, config.strategy(for: page) == .fullProxy else {
-            return "\(page) is not a full-proxy page, so the proxy performs no request for it; give it the "
-                + "fullProxy strategy in InterceptionConfig's rules to proxy its requests"
+            return "\(page) is not a full-proxy page by the InterceptionConfig this scheme handler was given, so the "
+                + "proxy performs no request for it; give the page the fullProxy strategy in that configuration's rules "
+                + "(RequestInterception and the container's feature hand the handler the hooks' own)"
         }
         return nil
     }
