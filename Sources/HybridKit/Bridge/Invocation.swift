@@ -25,7 +25,7 @@ struct Invocation: Sendable {
 
     let target: ModuleRegistry.Target
     let context: CallContext
-    private(set) var payload: Substring.UTF8View
+    let payload: Substring.UTF8View
     let origin: CallOrigin
 
     var lane: Lane {
