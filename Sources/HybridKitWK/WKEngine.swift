@@ -67,9 +67,7 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
         // Two engines on one content controller would register the bridge's handler names twice (WebKit raises)
         // and remove each other's scripts: a configuration mistake, said here rather than as a crash later.
         let controller = ObjectIdentifier(configuration.userContentController)
-        Self.controllersInUse = Self.controllersInUse.filter {
-            $0.value.engine != nil && $0.value.engine?.closed == false
-        }
+        Self.controllersInUse = Self.controllersInUse.filter { $0.value.engine?.closed == false }
         guard Self.controllersInUse[controller] == nil else { throw .unsupported(Self.sharedControllerAdvice) }
         for scheme in schemes.map({ $0.lowercased() }).sorted() {
             guard !WKWebView.handlesURLScheme(scheme), configuration.urlSchemeHandler(forURLScheme: scheme) == nil,

@@ -431,17 +431,14 @@ final class BodyChannelConnection: ChannelInboundHandler, RemovableChannelHandle
         // A head pipelined behind a proxy request's answer: that exchange ends with the connection. Once the answer's
         // head is out, nothing more is written (a second response head inside an answer would garble it, and NIO's
         // server pipeline traps on one): the connection just closes.
+        var answerUnderWay = false
         if case .proxying(let proxying) = state {
+            answerUnderWay = proxying.headSent
             abandonUpload()
-            if proxying.headSent {
-                state = .closing
-                headDeadline?.cancel()
-                context.close(promise: nil)
-                return
-            }
         }
         state = .closing
         headDeadline?.cancel()
+        if answerUnderWay { return context.close(promise: nil) }
         let body = Data(#"{"error":\#(Self.quoted(refusal.description))}"#.utf8)
         respond(
             refusal.status, headers: [("Content-Type", "application/json")], body: body, keepAlive: false,
