@@ -39,7 +39,7 @@ public enum BodiesConformance {
         ("redirectManual", ["fetch"]), ("redirectError", ["fetch"]), ("status404", ["xhr", "fetch"]),
         ("stream", ["fetch"]),
         ("sync", ["xhr"]), ("syncString", ["xhr"]), ("credentials", ["xhr", "fetch"]),
-        ("authorType", ["xhr", "fetch"]),
+        ("authorType", ["xhr", "fetch"]), ("edges", ["xhr", "fetch"]),
     ]
 
     /// Differences that come from below the hooks, each with its reason. A row listed here that passes is fine.
@@ -173,7 +173,7 @@ public enum BodiesConformance {
         name: String, hooked: JSONValue, baseline: JSONValue, _ problems: inout [String], _ notes: inout [String]
     ) {
         for field in ["thrown", "response", "redirected", "type"] where hooked[field] != baseline[field] {
-            problems.append("\(field) \(show(hooked[field])) vs engine \(show(baseline[field]))")
+            problems.append(differences(field, hooked[field], baseline[field]))
         }
         for field in ["method", "sha256", "length", "contentType", "query"]
         where hooked["echo"]?[field] != baseline["echo"]?[field] {
@@ -183,6 +183,22 @@ public enum BodiesConformance {
         for field in ["responseURL", "url"] where path(hooked[field]) != path(baseline[field]) {
             problems.append("\(field) \(show(hooked[field])) vs engine \(show(baseline[field]))")
         }
+    }
+
+    /// `field` as each side read it; for the edges' probe lists ("probe: outcome | …"), only the probes that differ.
+    static func differences(_ field: String, _ hooked: JSONValue?, _ engine: JSONValue?) -> String {
+        guard case .string(let mine)? = hooked, case .string(let theirs)? = engine, mine.contains(" | ") else {
+            return "\(field) \(show(hooked)) vs engine \(show(engine))"
+        }
+        let left = mine.components(separatedBy: " | ")
+        let right = theirs.components(separatedBy: " | ")
+        var differing: [String] = []
+        for index in 0..<max(left.count, right.count) {
+            let one = index < left.count ? left[index] : "(missing)"
+            let other = index < right.count ? right[index] : "(missing)"
+            if one != other { differing.append("\(one) vs engine \(other)") }
+        }
+        return "\(field): " + differing.joined(separator: "; ")
     }
 
     static func path(_ value: JSONValue?) -> String? {

@@ -18,6 +18,8 @@ public enum BodyEcho {
         /// `X-Test` as sent by the page (header pass-through check).
         public var testHeader: String?
         public var query: String?
+        /// `Authorization` as sent (XHR's user and password).
+        public var authorization: String?
     }
 
     public struct Part: Codable, Sendable, Equatable {
@@ -32,7 +34,10 @@ public enum BodyEcho {
 
     static let testHeaderName = HTTPFields.Element.Name("X-Test")
     static let echoHeaderName = HTTPFields.Element.Name("X-Echo")
-    static let methods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete]
+    /// The standard methods, and two the engine sends as the page spelt them (only the standard ones are
+    /// upper-cased), which the conformance edges probe.
+    static let methods: [HTTPRequest.Method] =
+        [.get, .post, .put, .patch, .delete] + ["patch", "PROPFIND"].compactMap { HTTPRequest.Method($0) }
 
     public static func addRoutes(to router: Router<BasicRequestContext>) {
         for method in methods {
@@ -95,7 +100,8 @@ public enum BodyEcho {
             method: request.method.rawValue, contentType: contentType, length: length,
             sha256: hex(hasher.finalize()),
             parts: multipart ? contentType.flatMap { MultipartParts.split(kept, contentType: $0) } : nil,
-            testHeader: testHeaderName.flatMap { request.headers[$0] }, query: request.uri.query)
+            testHeader: testHeaderName.flatMap { request.headers[$0] }, query: request.uri.query,
+            authorization: request.headers[.authorization])
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"

@@ -35,6 +35,11 @@ const KEY_HEADER = 'X-Hybrid-Body-Key';
 const BODY_KEY = config.bodyKey;
 config.bodyKey = null;
 const INTERNAL = /^x-hybrid-/i;
+// Fetch's method rules (https://fetch.spec.whatwg.org/#methods): a token, not a forbidden method, and the standard
+// methods upper-cased whatever case the page used (any other method is sent as spelt).
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FORBIDDEN_METHODS = Object.freeze(['CONNECT', 'TRACE', 'TRACK']);
+const NORMALIZED_METHODS = Object.freeze(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
 
 // ---- Built-ins the keyed paths use, taken before any page script runs ----
 // A page can replace any built-in after document start, Function.prototype.call and apply, getters, prototype
@@ -61,6 +66,7 @@ const P = Object.freeze({
   lower: uncurry(String.prototype.toLowerCase),
   upper: uncurry(String.prototype.toUpperCase),
   slice: uncurry(String.prototype.slice),
+  test: uncurry(RegExp.prototype.test),
   startsWith: uncurry(String.prototype.startsWith),
   urlProtocol: getterOf(URL.prototype, 'protocol'),
   urlHost: getterOf(URL.prototype, 'host'),

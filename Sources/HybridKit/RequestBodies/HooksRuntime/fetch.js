@@ -34,7 +34,8 @@ async function fetchHooked(input, init, plan, body, kind) {
   } else {
     request = new P.Request(input, init);
   }
-  const method = request.method.toUpperCase();
+  // As the Request normalised it: the standard methods upper-cased, any other as the page spelt it.
+  const method = request.method;
   let blob = null;
   let type = request.headers.get('Content-Type');
   if (method !== 'GET' && method !== 'HEAD') {
@@ -168,12 +169,24 @@ function opaqueRedirect(response, requestURL) {
 
 // The response as the page must see it when native code performed the request or followed its redirects:
 // the final URL and `redirected` from the internal headers, which are hidden.
+// Its type is the one the engine gives a network answer by where it came from: 'basic' from this page's origin,
+// 'cors' from another (a constructed Response reads 'default').
 function finalResponse(response, requestURL, method) {
   const finalURL = decodeURIComponent(response.headers.get('X-Hybrid-Final-URL') || '') || requestURL;
   const redirected = response.headers.get('X-Hybrid-Redirected') === '1';
   const visible = new win.Headers();
   response.headers.forEach((value, name) => { if (!INTERNAL.test(name)) visible.append(name, value); });
+  const type = sameOrigin(finalURL) ? 'basic' : 'cors';
   return nativeResponse(win.Response, Object.defineProperty, response.body, {
     status: response.status, statusText: response.statusText, headers: visible, url: finalURL, redirected, method,
+    type,
   });
+}
+
+function sameOrigin(href) {
+  try {
+    return originOf(new P.URL(href)) === pageOrigin;
+  } catch (e) {
+    return false;
+  }
 }

@@ -23,17 +23,18 @@ function clearOverrides(xhr) {
 }
 
 xhrProto.open = function (method, url) {
+  // Checked first: an open() the engine refuses changes nothing.
+  const normalized = normalizedMethod(P.String(method));
   clearOverrides(this);
   const async = arguments.length < 3 || !!arguments[2];
   // Each argument is read once, here (an object could answer differently each time): the plan, the key's check
   // and the engine all see these strings.
-  const name = P.String(method);
   const href = P.String(url);
   const user = arguments.length > 3 && arguments[3] != null ? P.String(arguments[3]) : null;
   const password = arguments.length > 4 && arguments[4] != null ? P.String(arguments[4]) : null;
   const plan = planFor(href, 'xhr');
   const st = {
-    method: P.upper(name), name, url: href, target: resolved(href), async, user, password, headers: [], plan,
+    method: normalized, url: href, target: resolved(href), async, user, password, headers: [], plan,
     phase: 'opened',
   };
   const previous = xhrState.get(this);
@@ -104,8 +105,21 @@ xhrProto.open = function (method, url) {
       return value ? decodeURIComponent(value) : orig.responseURL.get.call(xhr);
     });
   }
-  return openAs(this, st, name, href);
+  return openAs(this, st, normalized, href);
 };
+
+// `name` as the engine's open() would send it, or the engine's exception: a proxied request is opened to the proxy
+// path as a POST, so the engine never sees the page's method, and these checks are the only ones it gets.
+function normalizedMethod(name) {
+  if (!P.test(TOKEN, name)) {
+    throw new win.DOMException("'" + name + "' is not a valid HTTP method.", 'SyntaxError');
+  }
+  const upper = P.upper(name);
+  if (includes(FORBIDDEN_METHODS, upper)) {
+    throw new win.DOMException("'" + name + "' HTTP method is unsupported.", 'SecurityError');
+  }
+  return includes(NORMALIZED_METHODS, upper) ? upper : name;
+}
 
 // Opens `xhr` with the engine's own open (kept: a page may replace this realm's), with the async flag and
 // credentials the page's open() gave.
@@ -116,12 +130,17 @@ function openAs(xhr, st, method, url) {
 xhrProto.setRequestHeader = function (name, value) {
   const st = xhrState.get(this);
   const header = [P.String(name), P.String(value)];
+  // Once a hooked request was sent (its upload may still run, with the engine's request not yet sent), the page's
+  // headers can no longer change it: the engine's answer for a request whose send flag is set.
+  if (st && st.plan && st.phase !== 'opened' && this.readyState === 1) throw invalidState('setRequestHeader');
+  // The engine checks the name and value and ignores a forbidden name; on a proxied request it does so on the request
+  // to the proxy path, which send() opens again (dropping it) before it carries the descriptor.
+  P.setRequestHeader(this, header[0], header[1]);
   // Proxied requests carry the page's headers in the descriptor, not on the request to the proxy path.
   if (st && st.plan && st.plan.mode === 'proxy' && this.readyState === 1) {
     st.headers[st.headers.length] = header;
     return undefined;
   }
-  P.setRequestHeader(this, header[0], header[1]); // throws as the engine does
   // Kept once the engine took it: a keyed send opens the request again and puts these back.
   if (st) st.headers[st.headers.length] = header;
   return undefined;
@@ -141,6 +160,9 @@ xhrProto.getAllResponseHeaders = function () {
 // no upload progress for requests to a custom scheme, and the upload is what gives the page those events.
 xhrProto.send = function (body) {
   const st = xhrState.get(this);
+  // A hooked request sent once (its upload may still run), aborted or failed: the engine's request may not have
+  // its send flag set yet, so the engine would send it again.
+  if (st && st.plan && st.phase !== 'opened') throw invalidState('send');
   if (!st || !st.plan || st.phase !== 'opened' || this.readyState !== 1) {
     if (st && st.phase === 'opened' && this.readyState === 1) return sendKeyedIfVouched(this, st, body);
     return orig.send.apply(this, arguments);
@@ -204,16 +226,23 @@ xhrProto.send = function (body) {
 // Sends `body` with the engine's XHR: to this page's origin, an engine-safe body goes with the key (see
 // KEY_HEADER and `engineSafe` in core.js); any other body goes as it is, and native refuses it without reading it.
 function sendKeyedIfVouched(xhr, st, body) {
+  // A second send() meets the engine's send flag (and its exception), not a second keyed open below.
+  st.phase = 'sent';
   if (st.method === 'GET' || st.method === 'HEAD' || !vouches(st.target)) return P.send(xhr, body);
   const safe = engineSafe(kindOf(body), body);
   if (safe === undefined) return P.send(xhr, body);
   // engineSafe may have run the page's code (a body turned into a string), and that code may have opened the
   // request again, elsewhere, with an open() the hooks never see. So the request is opened here once more, to the
   // URL vouched for, its headers put back, and sent with the key: no page code runs between this open and the send.
-  openAs(xhr, st, st.name, st.target);
+  openAs(xhr, st, st.method, st.target);
   for (let i = 0; i < st.headers.length; i++) P.setRequestHeader(xhr, st.headers[i][0], st.headers[i][1]);
   P.setRequestHeader(xhr, KEY_HEADER, BODY_KEY);
   return P.send(xhr, safe);
+}
+
+function invalidState(method) {
+  return new win.DOMException("Failed to execute '" + method + "' on 'XMLHttpRequest': the object's state must be " +
+    'OPENED and its request not yet sent.', 'InvalidStateError');
 }
 
 // The events the engine fires when a request ends before its response (abort, error, timeout), for a

@@ -176,7 +176,121 @@
     syncString: () => xhrRequest({ method: 'POST', url: '/echo', body: 'sync', sync: true }),
     credentials: (api) => runWith(api, { method: 'POST', url: '/echo', body: bodies.file().body, credentials: true }),
     authorType: (api) => runWith(api, { method: 'POST', url: '/echo', body: bodies.blob().body, contentType: 'application/x-author' }),
+    edges: (api) => (api === 'xhr' ? xhrEdges() : fetchEdges()),
   };
+
+  // The API's edges a conformance suite probes (argument checks, states, method case, response type), each
+  // reported as what happened, so the hooked run must read exactly as the engine's.
+  const named = (run) => {
+    try {
+      const value = run();
+      return value === undefined ? 'ok' : String(value);
+    } catch (e) {
+      return 'threw ' + e.name;
+    }
+  };
+  const settled = async (run) => {
+    let pending;
+    try {
+      pending = run();
+    } catch (e) {
+      return 'threw synchronously ' + e.name;
+    }
+    try {
+      return 'resolved ' + String(await pending);
+    } catch (e) {
+      return 'rejected ' + e.name;
+    }
+  };
+  const ended = (xhr) => new Promise((resolve) => {
+    if (xhr.readyState === 4 || xhr.readyState === 0) resolve();
+    else xhr.addEventListener('loadend', () => setTimeout(resolve, 0));
+  });
+  const echoed = (text) => {
+    try {
+      const echo = JSON.parse(text);
+      return echo.method + ' ' + echo.length;
+    } catch (e) {
+      return 'not an echo';
+    }
+  };
+
+  async function xhrEdges() {
+    const probes = [];
+    const fresh = () => new XMLHttpRequest();
+    probes.push('header before open: ' + named(() => fresh().setRequestHeader('X-A', '1')));
+    for (const [label, name, value] of [['bad name', 'bad name', '1'], ['bad value', 'X-A', 'a\nb'],
+      ['empty name', '', '1']]) {
+      const xhr = fresh();
+      xhr.open('POST', '/echo');
+      probes.push(label + ': ' + named(() => xhr.setRequestHeader(name, value)));
+    }
+    for (const method of ['CONNECT', 'trace', 'bad method', '']) {
+      probes.push('open ' + JSON.stringify(method) + ': ' + named(() => fresh().open(method, '/echo')));
+    }
+    for (const method of ['patch', 'post', 'Delete', 'PROPFIND']) {
+      const xhr = fresh();
+      xhr.open(method, '/echo');
+      xhr.send(method === 'Delete' ? null : 'abc');
+      await ended(xhr);
+      probes.push(method + ' sent as: ' + xhr.status + ' ' + echoed(xhr.responseText));
+    }
+    for (const body of ['abc', new Blob(['abc'])]) {
+      const xhr = fresh();
+      xhr.open('POST', '/echo', true, 'zoë', 'pa:ss');
+      xhr.send(body);
+      await ended(xhr);
+      let authorization = 'not an echo';
+      try { authorization = String(JSON.parse(xhr.responseText).authorization); } catch (e) {}
+      probes.push('user and password with a ' + typeof body + ' body: ' + xhr.status + ' ' + authorization);
+    }
+    {
+      const xhr = fresh();
+      xhr.open('POST', '/echo');
+      xhr.send(new Blob(['12345']));
+      probes.push('header after send: ' + named(() => xhr.setRequestHeader('X-B', '1')));
+      probes.push('second send: ' + named(() => xhr.send('again')));
+      await ended(xhr);
+      probes.push('first body arrived: ' + xhr.status + ' ' + echoed(xhr.responseText));
+    }
+    {
+      const xhr = fresh();
+      xhr.open('POST', '/echo');
+      xhr.send('abc');
+      probes.push('second send of a string: ' + named(() => xhr.send('again')));
+      await ended(xhr);
+      probes.push('string body arrived: ' + xhr.status + ' ' + echoed(xhr.responseText));
+    }
+    {
+      const xhr = fresh();
+      xhr.open('POST', '/echo');
+      xhr.send(new Blob(['12345']));
+      xhr.abort();
+      probes.push('send after abort: ' + named(() => xhr.send('again')) + ', readyState ' + xhr.readyState);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return { response: probes.join(' | ') };
+  }
+
+  async function fetchEdges() {
+    const probes = [];
+    probes.push('init 5: ' + await settled(() => fetch('/echo', 5)));
+    probes.push('init "x": ' + await settled(() => fetch('/echo', 'x')));
+    probes.push('GET with a body: ' + await settled(() => fetch('/echo', { method: 'GET', body: 'x' })));
+    probes.push('CONNECT: ' + await settled(() => fetch('/echo', { method: 'CONNECT' })));
+    probes.push('bad method: ' + await settled(() => fetch('/echo', { method: 'bad method', body: 'x' })));
+    for (const method of ['patch', 'post', 'PROPFIND']) {
+      const response = await fetch('/echo', { method, body: 'abc' });
+      probes.push(method + ' sent as: ' + response.status + ' ' + echoed(await response.text()));
+    }
+    for (const [label, body] of [['string', 'abc'], ['blob', new Blob(['abc'])]]) {
+      const response = await fetch('/echo', { method: 'POST', body });
+      probes.push(label + ' answer: type ' + response.type + ', clone type ' + response.clone().type + ', ok ' +
+        response.ok + ', bodyUsed ' + response.bodyUsed);
+      await response.text();
+    }
+    return { response: probes.join(' | ') };
+  }
 
   async function runWith(api, options) {
     const result = await (api === 'xhr' ? xhrRequest(options) : fetchRequest(options));
