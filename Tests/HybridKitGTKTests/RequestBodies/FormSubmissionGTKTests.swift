@@ -1,0 +1,120 @@
+#if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
+import Foundation
+import HybridKitGTK
+import HybridTestServers
+import Testing
+
+/// POST forms to a hooked page's own origin, against what pages do around the submit event: the hooks take the
+/// submission over only when the engine itself would submit (after every submit listener, through `formdata`).
+@Suite(.serialized) struct FormSubmissionGTKTests {
+    /// `who=zo%C3%AB`, the form's one field urlencoded.
+    static let fieldBytes = 12
+
+    /// Loads the body-by-id page, builds a form posting `who=zoë` to `/echo` (plus a submit button), runs `setup`
+    /// (with `form` and `button` in scope), then `submit`.
+    @GTKActor static func submit(_ lab: BodiesLab, setup: String, submit: String) async throws {
+        try await lab.load(lab.pageURL(.bodyByID))
+        _ = try await lab.view.evaluateJavaScript(
+            """
+            (() => {
+              const form = document.createElement('form');
+              form.method = 'post'; form.action = '/echo';
+              const text = document.createElement('input'); text.name = 'who'; text.value = 'zoë'; form.appendChild(text);
+              const button = document.createElement('button'); button.type = 'submit'; form.appendChild(button);
+              document.body.appendChild(form);
+              \(setup)
+              \(submit)
+              return true;
+            })()
+            """)
+    }
+
+    /// Waits for the echo page and returns the length of the body the server saw.
+    @GTKActor static func echoedLength(_ lab: BodiesLab) async throws -> Int? {
+        try await lab.waitFor(
+            "document.body && document.body.innerText.includes('\"method\":\"POST\"')", timeout: .seconds(20))
+        return Int(try await lab.run("JSON.parse(document.body.innerText).length"))
+    }
+
+    /// Whether the page is still the one the form was on, a while after it was submitted.
+    @GTKActor static func stayed(_ lab: BodiesLab) async throws -> Bool {
+        try await Task.sleep(for: .milliseconds(1500))
+        return try await lab.run("location.pathname") == #""/bodies/conformance.html""#
+    }
+
+    @Test(arguments: ["button.click()", "form.requestSubmit()"])
+    @GTKActor func aSubmitListenerThatStopsPropagationKeepsTheBody(submit: String) async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // The hooks' bubbling listener on window never sees this event; before, the engine posted natively and the
+        // body was lost.
+        try await Self.submit(
+            lab, setup: "form.addEventListener('submit', (e) => e.stopPropagation());", submit: submit)
+        #expect(try await Self.echoedLength(lab) == Self.fieldBytes)
+    }
+
+    @Test @GTKActor func aWindowListenerAfterTheHooksCanStillCancel() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // Registered after the hooks' own window listener: before, the hooks had started the submission already.
+        try await Self.submit(
+            lab,
+            setup: "window.addEventListener('submit', (e) => { e.preventDefault(); window.__cancelled = true; });",
+            submit: "button.click()")
+        #expect(try await Self.stayed(lab))
+        #expect(try await lab.run("window.__cancelled === true") == "true")
+    }
+
+    @Test @GTKActor func anOnsubmitReturningFalseCancels() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        try await Self.submit(
+            lab, setup: "form.setAttribute('onsubmit', 'return false');", submit: "form.requestSubmit()")
+        #expect(try await Self.stayed(lab))
+    }
+
+    @Test @GTKActor func aFormDataBuiltInAListenerIsNotTakenForTheSubmission() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // `new FormData(form)` fires formdata too, while the submit event is still being dispatched.
+        try await Self.submit(
+            lab,
+            setup: """
+                form.addEventListener('submit', (e) => {
+                  window.__entries = [...new FormData(form)].length; e.preventDefault();
+                });
+                """,
+            submit: "button.click()")
+        #expect(try await Self.stayed(lab))
+        #expect(try await lab.run("window.__entries") == "1")
+    }
+
+    @Test @GTKActor func entriesAFormDataListenerAddsAreSent() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // As the engine sends them: a page's formdata listener runs after the hooks' capture listener.
+        try await Self.submit(
+            lab, setup: "form.addEventListener('formdata', (e) => e.formData.append('extra', '1'));",
+            submit: "button.click()")
+        #expect(try await Self.echoedLength(lab) == Self.fieldBytes + "&extra=1".utf8.count)
+    }
+
+    @Test @GTKActor func aFormThatStaysGetsItsElementBack() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // Submitted into a frame: the page stays, and the form the hooks took out of the document for a moment
+        // (to drop the engine's own submission) is back where it was.
+        try await Self.submit(
+            lab,
+            setup: """
+                const frame = document.createElement('iframe'); frame.name = 'result'; document.body.appendChild(frame);
+                form.target = 'result'; window.__form = form; window.__next = form.nextSibling;
+                """,
+            submit: "button.click()")
+        try await lab.waitFor(
+            "(() => { try { return frames.result.document.body.innerText.includes('\"length\":12'); } catch (e) { return false; } })()",
+            timeout: .seconds(20))
+        #expect(try await lab.run("window.__form.isConnected && window.__form.nextSibling === window.__next") == "true")
+    }
+}
+#endif
