@@ -22,16 +22,23 @@ public struct BodyStoreLimits: Sendable, Equatable {
     /// All bodies together, complete or still uploading.
     public var maxTotalBytes: Int
     public var maxEntries: Int
+    /// What one origin's pages in one view may hold of `maxTotalBytes` and `maxEntries`: a frame of one origin that
+    /// keeps uploading cannot take the whole store from the others for the bodies' time to live. By default half
+    /// of each (at least one body of `maxBodyBytes`).
+    public var maxBytesPerOrigin: Int
+    public var maxEntriesPerOrigin: Int
     /// A body not consumed within this time is dropped.
     public var timeToLive: Duration
 
     public init(
         maxBodyBytes: Int = 64 << 20, maxTotalBytes: Int = 128 << 20, maxEntries: Int = 256,
-        timeToLive: Duration = .seconds(60)
+        maxBytesPerOrigin: Int? = nil, maxEntriesPerOrigin: Int? = nil, timeToLive: Duration = .seconds(60)
     ) {
         self.maxBodyBytes = maxBodyBytes
         self.maxTotalBytes = maxTotalBytes
         self.maxEntries = maxEntries
+        self.maxBytesPerOrigin = maxBytesPerOrigin ?? max(maxBodyBytes, maxTotalBytes / 2)
+        self.maxEntriesPerOrigin = maxEntriesPerOrigin ?? max(1, maxEntries / 2)
         self.timeToLive = timeToLive
     }
 }
@@ -41,6 +48,9 @@ public enum BodyStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case bodyTooLarge(size: Int, limit: Int)
     case storeFull(limit: Int)
     case tooManyBodies(limit: Int)
+    /// The page's origin holds its share of the store already (``BodyStoreLimits/maxBytesPerOrigin`` and
+    /// ``BodyStoreLimits/maxEntriesPerOrigin``).
+    case originQuotaFull(origin: String, bytes: Int, entries: Int)
     /// Unknown, expired, already consumed, forged, or owned by another page: indistinguishable on purpose, so
     /// a page cannot probe for other pages' ids.
     case unknownBody
@@ -55,6 +65,10 @@ public enum BodyStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             "request bodies waiting to be sent already take the limit of \(limit) bytes; retry when requests finish"
         case .tooManyBodies(let limit):
             "\(limit) request bodies are already waiting to be sent; retry when requests finish"
+        case .originQuotaFull(let origin, let bytes, let entries):
+            "pages of \(origin) already have request bodies waiting to be sent up to their share of the store "
+                + "(\(bytes) bytes, \(entries) bodies); retry when their requests finish, or raise "
+                + "BodyStoreLimits.maxBytesPerOrigin / maxEntriesPerOrigin"
         case .unknownBody:
             "no such request body for this page: it expired, was already sent, or belongs to another page"
         case .incomplete(let received, let expected):
@@ -92,6 +106,23 @@ public final class BodyStore: Sendable {
     private struct State {
         var entries: [String: Entry] = [:]
         var totalBytes = 0
+        /// Bytes and bodies each owner (an origin in one view) holds, for the per-origin share.
+        var held: [BodyOwner: (bytes: Int, entries: Int)] = [:]
+
+        mutating func add(_ id: String, _ entry: Entry) {
+            entries[id] = entry
+            totalBytes += entry.expected
+            let before = held[entry.owner] ?? (0, 0)
+            held[entry.owner] = (before.bytes + entry.expected, before.entries + 1)
+        }
+
+        /// Removes the entry `id` names (the caller looked it up) and what it held.
+        mutating func remove(_ id: String, _ entry: Entry) {
+            entries[id] = nil
+            totalBytes -= entry.expected
+            let before = held[entry.owner] ?? (0, 0)
+            held[entry.owner] = before.entries > 1 ? (before.bytes - entry.expected, before.entries - 1) : nil
+        }
     }
 
     public let limits: BodyStoreLimits
@@ -130,10 +161,17 @@ public final class BodyStore: Sendable {
             guard state.totalBytes + size <= limits.maxTotalBytes else {
                 return .failure(.storeFull(limit: limits.maxTotalBytes))
             }
-            state.entries[id] = Entry(
-                owner: owner, contentType: contentType, began: instant, expires: instant + limits.timeToLive,
-                buffer: BodyBuffer(size: size))
-            state.totalBytes += size
+            let held = state.held[owner] ?? (0, 0)
+            guard held.entries < limits.maxEntriesPerOrigin, held.bytes + size <= limits.maxBytesPerOrigin else {
+                return .failure(
+                    .originQuotaFull(
+                        origin: owner.origin, bytes: limits.maxBytesPerOrigin, entries: limits.maxEntriesPerOrigin))
+            }
+            state.add(
+                id,
+                Entry(
+                    owner: owner, contentType: contentType, began: instant, expires: instant + limits.timeToLive,
+                    buffer: BodyBuffer(size: size)))
             return .success(())
         }
         do { try result.get() } catch {
@@ -225,8 +263,7 @@ public final class BodyStore: Sendable {
     /// Removes and returns a complete body. The id is spent whether or not this succeeds for a complete body.
     public func take(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> Body {
         try spend(id, owner: owner) { state, entry in
-            state.entries[id] = nil
-            state.totalBytes -= entry.expected
+            state.remove(id, entry)
             guard let data = entry.buffer.completeData else {
                 entry.buffer.fail(.incomplete(received: entry.buffer.received, expected: entry.expected))
                 return .failure(.incomplete(received: entry.buffer.received, expected: entry.expected))
@@ -242,8 +279,7 @@ public final class BodyStore: Sendable {
     public func claim(_ id: String, owner: BodyOwner) throws(BodyStoreError) -> StoredBody {
         try spend(id, owner: owner) { state, entry in
             if entry.buffer.isComplete {
-                state.entries[id] = nil
-                state.totalBytes -= entry.expected
+                state.remove(id, entry)
             } else {
                 var claimed = entry
                 claimed.claimed = true
@@ -302,8 +338,7 @@ public final class BodyStore: Sendable {
     private func removeIfClaimed(_ id: String, holding buffer: BodyBuffer) {
         state.withLock { state in
             guard let entry = state.entries[id], entry.buffer === buffer, entry.claimed else { return }
-            state.entries[id] = nil
-            state.totalBytes -= entry.expected
+            state.remove(id, entry)
         }
     }
 
@@ -317,8 +352,7 @@ public final class BodyStore: Sendable {
 
     /// Removes an entry before it was consumed; a request streaming it gets a typed failure.
     private static func drop(_ id: String, _ entry: Entry, from state: inout State) {
-        state.entries[id] = nil
-        state.totalBytes -= entry.expected
+        state.remove(id, entry)
         entry.buffer.fail(.incomplete(received: entry.buffer.received, expected: entry.expected))
     }
 

@@ -494,7 +494,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     static func status(for error: any Error) -> Int {
         switch error as? BodyStoreError {
         case .bodyTooLarge: 413
-        case .storeFull, .tooManyBodies: 503
+        case .storeFull, .tooManyBodies, .originQuotaFull: 503
         case .unknownBody: 404
         default: 400
         }

@@ -42,7 +42,9 @@ final class Scope {}
     }
 
     @Test func refusesBodiesOverTheLimitsBeforeReadingThem() throws {
-        let store = BodyStore(limits: BodyStoreLimits(maxBodyBytes: 100, maxTotalBytes: 150, maxEntries: 2))
+        let store = BodyStore(
+            limits: BodyStoreLimits(
+                maxBodyBytes: 100, maxTotalBytes: 150, maxEntries: 2, maxBytesPerOrigin: 150, maxEntriesPerOrigin: 2))
         #expect(throws: BodyStoreError.bodyTooLarge(size: 200 << 20, limit: 100)) {
             try store.begin(size: 200 << 20, contentType: nil, owner: owner)
         }
@@ -55,6 +57,25 @@ final class Scope {}
             try store.begin(size: 0, contentType: nil, owner: owner)
         }
         #expect(store.reservedBytes == 150)
+    }
+
+    @Test func oneOriginCannotTakeTheWholeStore() throws {
+        let store = BodyStore(limits: BodyStoreLimits(maxBodyBytes: 100, maxTotalBytes: 200, maxEntries: 4))
+        #expect(store.limits.maxBytesPerOrigin == 100 && store.limits.maxEntriesPerOrigin == 2)
+        let hostile = BodyOwner(origin: "hybrid://frame.test", scope: owner.scope)
+        let full = BodyStoreError.originQuotaFull(origin: "hybrid://frame.test", bytes: 100, entries: 2)
+        let first = try store.begin(size: 60, contentType: nil, owner: hostile)
+        #expect(throws: full) { try store.begin(size: 41, contentType: nil, owner: hostile) }
+        _ = try store.begin(size: 40, contentType: nil, owner: hostile)
+        #expect(throws: full, "a third body, however small") { try store.begin(size: 0, contentType: nil, owner: hostile) }
+        // The page's own origin, and the same origin in another view, still have their share.
+        _ = try store.begin(size: 100, contentType: nil, owner: owner)
+        #expect(throws: BodyStoreError.storeFull(limit: 200)) { try store.begin(size: 1, contentType: nil, owner: owner) }
+        // What a body held comes back when it goes (taken, discarded or expired alike).
+        store.discard(first, owner: hostile)
+        _ = try store.begin(size: 60, contentType: nil, owner: hostile)
+        #expect(store.reservedBytes == 200)
+        #expect(full.description.contains("maxBytesPerOrigin"))
     }
 
     @Test func chunksLandInAnyOrderAtTheirOffsets() throws {

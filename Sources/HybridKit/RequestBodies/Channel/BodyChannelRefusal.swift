@@ -41,7 +41,7 @@ public enum BodyChannelRefusal: Error, Sendable, Equatable, CustomStringConverti
         case .unknownKey, .wrongOrigin: 403
         case .lengthRequired: 411
         case .lengthMismatch: 400
-        case .store(.bodyTooLarge), .store(.storeFull), .store(.tooManyBodies): 413
+        case .store(.bodyTooLarge), .store(.storeFull), .store(.tooManyBodies), .store(.originQuotaFull): 413
         case .store: 400
         case .timedOut: 408
         case .cut: 400
