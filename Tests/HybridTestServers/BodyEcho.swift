@@ -29,6 +29,9 @@ public enum BodyEcho {
         public var sha256: String
     }
 
+    /// Bodies `/beacon?token=T` received, by token (beacons sent as a page leaves).
+    public static let beaconBodies = Mutex<[String: [Data]]>([:])
+
     /// Requests `/big-head` took, by token.
     public static let bigHeadHits = Mutex<[String: Int]>([:])
 
@@ -71,6 +74,13 @@ public enum BodyEcho {
                 }
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "big head")))
+        }
+        router.post("/beacon") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            let token = request.uri.queryParameters.get("token") ?? ""
+            beaconBodies.withLock { $0[token, default: []].append(Data(buffer: body)) }
+            return Response(status: .noContent)
         }
         router.get("/status/:code") { _, context in
             let code = context.parameters.get("code", as: Int.self) ?? 200

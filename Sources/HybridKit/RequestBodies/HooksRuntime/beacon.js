@@ -1,8 +1,60 @@
 // HybridKit request hooks: navigator.sendBeacon.
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
-//   `win`; from core.js P, kindOf, needsStore, engineSafe, bare; from page.js orig, planFor, resolved, vouches,
-//   keyed, keyedFetch; from upload.js serialize; from fetch.js beaconFetch.
+//   `win`; from core.js P, PROXY_HEADER, kindOf, needsStore, engineSafe, bare; from page.js orig, pageURL, planFor,
+//   resolved, vouches, reserved, keyed, keyedFetch, channelURL; from upload.js serialize, descriptorHeader; from
+//   fetch.js beaconFetch.
+
+// Beacons are what pages send as they leave (`pagehide`, `visibilitychange`): whatever goes out must go out before
+// sendBeacon returns, as a keepalive request, since the document's tasks may never run again. Bodies the engine
+// carries do; a Blob the hooks must read first (body by id, or full proxy without the body channel) cannot, and a
+// page that sends one as it leaves is told so.
+const BEACON_QUOTA = 65536; // the engine's keepalive quota
+let leaving = false;
+win.addEventListener('pagehide', () => { leaving = true; }, true);
+win.addEventListener('pageshow', () => { leaving = false; }, true);
+
+// The bytes a beacon of an engine-safe body sends, for the quota check.
+function beaconSize(safe, kind) {
+  if (typeof safe === 'string') return new win.TextEncoder().encode(safe).length;
+  return kind === 'buffer' || kind === 'view' ? P.arrayLength(safe) : 0;
+}
+
+// The Content-Type the engine's sendBeacon gives a body of `kind` (null: none, or the request's own multipart).
+function beaconType(kind) {
+  if (kind === 'string' || kind === 'other') return 'text/plain;charset=UTF-8';
+  if (kind === 'params') return 'application/x-www-form-urlencoded;charset=UTF-8';
+  return null;
+}
+
+// A full-proxy beacon, sent now: the descriptor and an engine-safe body on one keepalive request to the proxy path,
+// or a Blob to the body channel in one exchange (the engine reads the Blob itself). False when neither applies.
+function proxyBeaconNow(plan, kind, data) {
+  const descriptor = {
+    url: plan.url, method: 'POST', headers: [], bodyID: null, credentials: 'include', redirect: 'follow',
+    firstParty: pageURL,
+  };
+  const channel = kind === 'blob' ? channelURL() : null;
+  if (channel) {
+    if (data.type) descriptor.headers.push(['Content-Type', data.type]);
+    keyedFetch(channel + '/proxy', bare({
+      method: 'POST', body: data, keepalive: true, cache: 'no-store', credentials: 'omit', mode: 'cors',
+      redirect: 'error', referrerPolicy: 'no-referrer',
+      headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor), 'Content-Type': 'application/octet-stream' }),
+    })).catch(() => {});
+    return true;
+  }
+  const safe = engineSafe(kind, data);
+  if (safe === undefined) return false;
+  const type = beaconType(kind);
+  if (type) descriptor.headers.push(['Content-Type', type]);
+  else descriptor.inlineType = kind === 'formdata';
+  keyedFetch(reserved('proxy'), bare({
+    method: 'POST', body: safe, keepalive: true, cache: 'no-store',
+    headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor) }),
+  })).catch(() => {});
+  return true;
+}
 
 if (orig.beacon) {
   win.navigator.sendBeacon = function (url, data) {
@@ -13,15 +65,22 @@ if (orig.beacon) {
       if (!vouches(target)) return orig.beacon.apply(this, arguments);
       const safe = engineSafe(kind, data);
       if (safe === undefined) return orig.beacon.apply(this, arguments);
-      const size = typeof safe === 'string' ? new win.TextEncoder().encode(safe).length
-        : kind === 'buffer' || kind === 'view' ? P.arrayLength(safe) : 0;
-      if (size > 65536) return false; // the beacon quota, as the engine applies it
+      if (beaconSize(safe, kind) > BEACON_QUOTA) return false;
       // An engine-safe beacon to this page's origin: the same request, as a keepalive fetch with the key.
       keyedFetch(target, bare({ method: 'POST', body: safe, keepalive: true, credentials: 'include',
         headers: keyed() })).catch(() => {});
       return true;
     }
-    if (kind === 'blob' && data.size > 65536) return false; // the beacon quota, as the engine applies it
+    if (kind === 'blob' && P.blobSize(data) > BEACON_QUOTA) return false;
+    if (plan.mode === 'proxy') {
+      const safe = engineSafe(kind, data);
+      if (safe !== undefined && safe !== null && beaconSize(safe, kind) > BEACON_QUOTA) return false;
+      if (proxyBeaconNow(plan, kind, data)) return true;
+    }
+    if (leaving) {
+      win.console.warn('HybridKit: a ' + kind + ' beacon sent as the page leaves must be read before it can go, ' +
+        'and may be lost with the page; send a string or bytes, which go at once');
+    }
     (async () => {
       const { blob, type } = await serialize(data, kind);
       const init = bare({ method: 'POST', keepalive: true, credentials: 'include' });
