@@ -67,10 +67,14 @@ final class Scope {}
         let first = try store.begin(size: 60, contentType: nil, owner: hostile)
         #expect(throws: full) { try store.begin(size: 41, contentType: nil, owner: hostile) }
         _ = try store.begin(size: 40, contentType: nil, owner: hostile)
-        #expect(throws: full, "a third body, however small") { try store.begin(size: 0, contentType: nil, owner: hostile) }
+        #expect(throws: full, "a third body, however small") {
+            try store.begin(size: 0, contentType: nil, owner: hostile)
+        }
         // The page's own origin, and the same origin in another view, still have their share.
         _ = try store.begin(size: 100, contentType: nil, owner: owner)
-        #expect(throws: BodyStoreError.storeFull(limit: 200)) { try store.begin(size: 1, contentType: nil, owner: owner) }
+        #expect(throws: BodyStoreError.storeFull(limit: 200)) {
+            try store.begin(size: 1, contentType: nil, owner: owner)
+        }
         // What a body held comes back when it goes (taken, discarded or expired alike).
         store.discard(first, owner: hostile)
         _ = try store.begin(size: 60, contentType: nil, owner: hostile)
