@@ -173,7 +173,8 @@ private struct FetchExchange: Sendable {
         var order: [String] = []
         for (name, value) in response.headers {
             switch name.lowercased() {
-            // The length goes as `expectedLength`, as URLSessionNetworkFetcher hands it over.
+            // The length goes as `expectedLength` and as the one Content-Length below (repeated fields would be
+            // joined here), as URLSessionNetworkFetcher hands it over.
             case "transfer-encoding", "content-length", "set-cookie", "set-cookie2": continue
             case "content-encoding" where decoded: continue
             default: break
@@ -186,6 +187,8 @@ private struct FetchExchange: Sendable {
             }
         }
         let length = decoded ? nil : response.headers.first(name: "content-length").flatMap(Int.init)
+        // The page reads it as it would from the server (the engine adds none for a custom scheme).
+        if let length { headers["Content-Length"] = String(length) }
         var head = SchemeResponse(statusCode: Int(response.status.code), headers: headers, expectedLength: length)
         if redirects > 0 {
             head.redirection = SchemeResponse.Redirection(

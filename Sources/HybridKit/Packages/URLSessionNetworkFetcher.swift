@@ -357,6 +357,8 @@ private final class SinkRegistry: NSObject, URLSessionDataDelegate, Sendable {
             }
         }
         let length = encoded || http.expectedContentLength < 0 ? nil : Int(http.expectedContentLength)
+        // The page reads it as it would from the server (the engine adds none for a custom scheme).
+        if let length { headers["Content-Length"] = String(length) }
         return SchemeResponse(statusCode: http.statusCode, headers: headers, expectedLength: length)
     }
 }

@@ -23,6 +23,13 @@ win.fetch = hookedFetch('fetch');
 const beaconFetch = hookedFetch('sendBeacon');
 
 async function fetchHooked(input, init, plan, body, kind) {
+  // What the Request constructor checks of a stream body, which the hooks take out before making theirs.
+  if (kind === 'stream') {
+    if (!init || init.duplex !== 'half') {
+      throw new TypeError("HybridKit: a request with a ReadableStream body needs duplex: 'half'");
+    }
+    if (init.keepalive) throw new TypeError('HybridKit: a keepalive request cannot have a ReadableStream body');
+  }
   let request;
   const aside = kind === 'stream' || kind === 'blob' || (kind === 'formdata' && formHasFiles(body));
   if (aside) {

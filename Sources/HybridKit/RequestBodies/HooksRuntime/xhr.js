@@ -317,6 +317,22 @@ if (timeoutDescriptor && timeoutDescriptor.set) {
   });
 }
 
+// withCredentials may not change once a request was sent: the engine's own request of a hooked XHR may not be
+// sent yet (its upload runs), so the hooks say no for it.
+const credentialsDescriptor = Object.getOwnPropertyDescriptor(xhrProto, 'withCredentials');
+if (credentialsDescriptor && credentialsDescriptor.set) {
+  Object.defineProperty(xhrProto, 'withCredentials', {
+    configurable: true,
+    enumerable: credentialsDescriptor.enumerable,
+    get() { return credentialsDescriptor.get.call(this); },
+    set(value) {
+      const st = xhrState.get(this);
+      if (st && st.plan && st.phase !== 'opened' && this.readyState === 1) throw invalidState('withCredentials');
+      credentialsDescriptor.set.call(this, value);
+    },
+  });
+}
+
 function startTimer(xhr, st) {
   clearTimeout(st.timer);
   const timeout = xhr.timeout;

@@ -269,6 +269,27 @@
       probes.push('send after abort: ' + named(() => xhr.send('again')) + ', readyState ' + xhr.readyState);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+    {
+      const xhr = fresh();
+      xhr.open('POST', '/echo');
+      xhr.send(new Blob(['12345']));
+      probes.push('withCredentials after send: ' + named(() => { xhr.withCredentials = true; }));
+      await ended(xhr);
+      probes.push('header names: ' + xhr.getAllResponseHeaders().split('\r\n').map((line) => line.split(':')[0])
+        .filter((name) => name && name !== 'date').join(','));
+      probes.push('overridden type: ' + named(() => xhr.overrideMimeType('text/plain')));
+    }
+    {
+      const xhr = fresh();
+      const events = [];
+      xhr.open('POST', '/slow');
+      for (const type of ['abort', 'loadend', 'error']) xhr.addEventListener(type, () => events.push(type + xhr.readyState));
+      xhr.onreadystatechange = () => events.push('rsc' + xhr.readyState);
+      xhr.send('abc');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      xhr.abort();
+      probes.push('abort once sent: ' + events.join(',') + ' status ' + xhr.status + ' readyState ' + xhr.readyState);
+    }
     return { response: probes.join(' | ') };
   }
 
@@ -282,6 +303,20 @@
     for (const method of ['patch', 'post', 'PROPFIND']) {
       const response = await fetch('/echo', { method, body: 'abc' });
       probes.push(method + ' sent as: ' + response.status + ' ' + echoed(await response.text()));
+    }
+    const aborted = AbortSignal.abort();
+    probes.push('already aborted: ' + await settled(() => fetch('/echo', { method: 'POST', body: new Blob(['x']), signal: aborted })));
+    const stream = () => new ReadableStream({ start(c) { c.enqueue(new Uint8Array([1])); c.close(); } });
+    // Fetch says TypeError; WebKit, which sends no stream bodies, says NotSupportedError: either refuses.
+    const refused = (outcome) => outcome.replace(/rejected (TypeError|NotSupportedError)/, 'refused');
+    probes.push('stream without duplex: ' +
+      refused(await settled(() => fetch('/echo', { method: 'POST', body: stream() }))));
+    probes.push('keepalive stream: ' + await settled(() => fetch('/echo', { method: 'POST', body: stream(), duplex: 'half', keepalive: true })));
+    {
+      const response = await fetch('/echo', { method: 'POST', body: new Blob(['abc']) });
+      probes.push('header names: ' + [...response.headers.keys()].filter((name) => name !== 'date').join(','));
+      await response.arrayBuffer();
+      probes.push('bodyUsed after reading: ' + response.bodyUsed + ', clone: ' + named(() => response.clone()));
     }
     for (const [label, body] of [['string', 'abc'], ['blob', new Blob(['abc'])]]) {
       const response = await fetch('/echo', { method: 'POST', body });
