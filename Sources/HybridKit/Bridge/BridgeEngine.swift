@@ -327,7 +327,11 @@ public actor BridgeEngine {
         }
         let state = publishedState.json(for: sender, modules: modules)
         deliver(
-            OutboundMessage.ready(token: token, catalog: modules.catalog, state: state), reply: reply,
+            OutboundMessage.ready(
+                token: token,
+                catalog: modules.catalog(
+                    origin: sender.origin, isMainFrame: sender.isMainFrame, verified: sender.verified),
+                state: state), reply: reply,
             frame: reply == nil ? .main : .sub)
     }
 

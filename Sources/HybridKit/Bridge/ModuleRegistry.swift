@@ -48,9 +48,17 @@ public final class ModuleRegistry: Sendable {
 
     public subscript(name: String) -> BridgeModule? { modules.withLock { $0[name] } }
 
-    /// Module name → method names, as the page's `hybrid.modules` shows them.
+    /// Module name → method names, every module.
     public var catalog: [String: [String]] {
         modules.withLock { $0.mapValues(\.methodNames) }
+    }
+
+    /// Module name → method names of the modules a document may call, as its `hybrid.modules` shows them: a frame
+    /// learns nothing of modules that would refuse it (not even that they exist).
+    func catalog(origin: String, isMainFrame: Bool, verified: Bool) -> [String: [String]] {
+        catalog.filter { name, _ in
+            allowsAccess(to: name, origin: origin, isMainFrame: isMainFrame, verified: verified)
+        }
     }
 
     /// The method that answers a call: its module, its name there and the method.

@@ -31,6 +31,8 @@ import Testing
         let probe: String
         let who: Outcome
         let guarded: Outcome
+        /// What `hybrid.modules` told the frame of.
+        let modules: [String]
     }
 
     /// Loads frames of every kind into the main page and collects what each probe reports.
@@ -95,6 +97,10 @@ import Testing
         #expect(try Self.caller(probes["srcdoc"]) == Caller(origin: "app://demo", verified: true, mainFrame: false))
         #expect(try Self.caller(probes["other"]) == Caller(origin: "app://other", verified: true, mainFrame: false))
         #expect(probes["other"]?.guarded.error == "denied")
+        // A frame is told only of the modules it may call.
+        #expect(probes["plain"]?.modules == ["guarded", "who"])
+        #expect(probes["sandboxed"]?.modules == ["who"])
+        #expect(probes["other"]?.modules == ["who"])
     }
 
     /// Native's calls into the main page are answered by the main page only: a sandboxed or cross-origin
