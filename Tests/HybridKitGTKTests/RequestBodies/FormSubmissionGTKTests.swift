@@ -89,6 +89,20 @@ import Testing
         #expect(try await lab.run("window.__entries") == "1")
     }
 
+    @Test @GTKActor func aSyntheticSubmitEventSubmitsNothing() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // What form libraries do to run a page's submit handlers; the entries read right after are the page's.
+        try await Self.submit(
+            lab, setup: "",
+            submit: """
+                form.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+                window.__entries = [...new FormData(form)].length;
+                """)
+        #expect(try await Self.stayed(lab))
+        #expect(try await lab.run("window.__entries") == "1")
+    }
+
     @Test @GTKActor func entriesAFormDataListenerAddsAreSent() async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }

@@ -60,6 +60,8 @@ async function formBody(data, enctype) {
 // finished, uncancelled submit event of the same form, in the same task, is the engine's submission.
 const submitEvents = new WeakMap();
 win.addEventListener('submit', (event) => {
+  // A page's own `new Event('submit')` never makes the engine submit anything.
+  if (!event.isTrusted) return;
   const form = event.target;
   submitEvents.set(form, { event, submitter: event.submitter });
   setTimeout(() => {
