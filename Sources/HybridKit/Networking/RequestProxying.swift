@@ -128,4 +128,15 @@ public enum ProxyError: Error, Sendable, Equatable, CustomStringConvertible {
             "cancelled"
         }
     }
+
+    /// What the page is told: the description, less what the page must not learn from the app's network (the
+    /// address a name resolved to: a page could map an intranet through a wildcard-allowed host). The log keeps
+    /// the whole description.
+    public var pageMessage: String {
+        switch self {
+        case .addressNotAllowed(let host, _):
+            "'\(host)' resolves to a loopback, private or link-local address the configuration does not allow"
+        default: description
+        }
+    }
 }

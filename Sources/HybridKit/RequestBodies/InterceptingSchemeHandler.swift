@@ -427,7 +427,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             proxied.withLock { $0[key] = nil }
             if error == .cancelled || headSent.isMarked { return task.fail(.failed(error.description)) }
             // Before the head: a readable refusal the hook turns into the page's network error.
-            reply(task, 502, error.description, headers: ["X-Hybrid-Proxy-Error": "1"])
+            reply(task, 502, error.pageMessage, headers: ["X-Hybrid-Proxy-Error": "1"])
         }
     }
 

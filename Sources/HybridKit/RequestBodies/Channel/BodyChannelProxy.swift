@@ -98,7 +98,7 @@ public final class BodyChannelProxy: Sendable {
                 guard self.end() else { return }
                 if headSent || error == .cancelled { return events(.abort) }
                 // Before the head: a readable refusal the hooks turn into the page's TypeError, as on the scheme.
-                for event in Self.refusal(502, error.description, origin: origin) { events(event) }
+                for event in Self.refusal(502, error.pageMessage, origin: origin) { events(event) }
             }
         }
         // Ended before the handle was kept (a refused head, or a cancel while `perform` ran): stopped here.
