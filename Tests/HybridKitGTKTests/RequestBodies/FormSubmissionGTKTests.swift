@@ -103,6 +103,31 @@ import Testing
         #expect(try await lab.run("window.__entries") == "1")
     }
 
+    /// How many POSTs reached `/beacon?token=` (a 204: the page stays) a while after `submit` ran.
+    @GTKActor static func posts(_ lab: BodiesLab, setup: String, submit: String) async throws -> Int {
+        let token = UUID().uuidString
+        try await Self.submit(
+            lab, setup: "form.action = '/beacon?token=\(token)'; " + setup, submit: submit)
+        try await Task.sleep(for: .milliseconds(1500))
+        return BodyEcho.beaconBodies.withLock { $0[token]?.count ?? 0 }
+    }
+
+    @Test @GTKActor func aSubmitListenerThatCallsSubmitSendsOnce() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // The engine keeps one submission of the form (the later one); the hooks did both.
+        let sent = try await Self.posts(
+            lab, setup: "form.addEventListener('submit', () => form.submit());", submit: "button.click()")
+        #expect(sent == 1)
+    }
+
+    @Test @GTKActor func aFormOutsideTheDocumentSubmitsNothing() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        #expect(try await Self.posts(lab, setup: "form.remove();", submit: "form.submit()") == 0)
+        #expect(try await Self.posts(lab, setup: "", submit: "form.submit()") == 1, "the control")
+    }
+
     @Test @GTKActor func entriesAFormDataListenerAddsAreSent() async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }
@@ -113,21 +138,42 @@ import Testing
         #expect(try await Self.echoedLength(lab) == Self.fieldBytes + "&extra=1".utf8.count)
     }
 
-    @Test @GTKActor func aFormThatStaysGetsItsElementBack() async throws {
+    /// Submits into a frame named `result` (the page stays) and waits for the echo there.
+    @GTKActor static func waitForResult(_ lab: BodiesLab) async throws {
+        try await lab.waitFor(
+            """
+            (() => {
+              try { return frames.result.document.body.innerText.includes('"length":12'); } catch (e) { return false; }
+            })()
+            """, timeout: .seconds(20))
+    }
+
+    static let resultFrame = """
+        const frame = document.createElement('iframe'); frame.name = 'result'; document.body.appendChild(frame);
+        form.target = 'result'; window.__form = form; window.__next = form.nextSibling;
+        """
+
+    @Test @GTKActor func aFormThatStaysSubmitsAgain() async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }
-        // Submitted into a frame: the page stays, and the form the hooks took out of the document for a moment
-        // (to drop the engine's own submission) is back where it was.
+        try await Self.submit(lab, setup: Self.resultFrame, submit: "button.click()")
+        try await Self.waitForResult(lab)
+        for round in 2...3 {
+            _ = try await lab.run(
+                "(frames.result.document.body.innerText = '', document.querySelector('form button').click(), \(round))")
+            try await Self.waitForResult(lab)
+        }
+    }
+
+    @Test @GTKActor func aFormTakenOverAtFormdataGetsItsPlaceBack() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // The path for a page that keeps the submit event from the hooks: the form leaves its document for a moment
+        // (to drop the engine's own submission) and comes back where it was.
         try await Self.submit(
-            lab,
-            setup: """
-                const frame = document.createElement('iframe'); frame.name = 'result'; document.body.appendChild(frame);
-                form.target = 'result'; window.__form = form; window.__next = form.nextSibling;
-                """,
+            lab, setup: Self.resultFrame + "form.addEventListener('submit', (e) => e.stopPropagation());",
             submit: "button.click()")
-        try await lab.waitFor(
-            "(() => { try { return frames.result.document.body.innerText.includes('\"length\":12'); } catch (e) { return false; } })()",
-            timeout: .seconds(20))
+        try await Self.waitForResult(lab)
         #expect(try await lab.run("window.__form.isConnected && window.__form.nextSibling === window.__next") == "true")
     }
 }

@@ -1,9 +1,9 @@
 // HybridKit request hooks: navigator.sendBeacon.
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
-//   `win`; from core.js P, PROXY_HEADER, kindOf, needsStore, engineSafe, bare; from page.js orig, pageURL, planFor,
-//   resolved, vouches, reserved, keyed, keyedFetch, channelURL; from upload.js serialize, descriptorHeader; from
-//   fetch.js beaconFetch.
+//   `win`; from core.js P, PROXY_HEADER, is, kindOf, needsStore, engineSafe, forEachEntry, bare, channelLost;
+//   from page.js orig, pageURL, planFor, resolved, vouches, reserved, keyed, keyedFetch, channelURL; from upload.js
+//   serialize, descriptorHeader; from fetch.js beaconFetch.
 
 // Beacons are what pages send as they leave (`pagehide`, `visibilitychange`): whatever goes out must go out before
 // sendBeacon returns, as a keepalive request, since the document's tasks may never run again. Bodies the engine
@@ -14,15 +14,30 @@ let leaving = false;
 win.addEventListener('pagehide', () => { leaving = true; }, true);
 win.addEventListener('pageshow', () => { leaving = false; }, true);
 
-// The bytes a beacon of an engine-safe body sends, for the quota check.
-function beaconSize(safe, kind) {
-  if (typeof safe === 'string') return new win.TextEncoder().encode(safe).length;
-  return kind === 'buffer' || kind === 'view' ? P.arrayLength(safe) : 0;
+// About the bytes a beacon of `data` (of `kind`) sends, for the quota check: exact for text and bytes, the parts'
+// contents for a FormData (its multipart framing aside).
+function beaconSize(data, kind) {
+  const utf8 = (text) => new win.TextEncoder().encode(P.String(text)).length;
+  switch (kind) {
+    case 'string': case 'other': case 'document': case 'params': return utf8(data);
+    case 'buffer': return P.bufferLength(data);
+    case 'view': return P.isView(data) && is(P.arrayBuffer, data) ? P.arrayLength(data) : P.dataViewLength(data);
+    case 'blob': return P.blobSize(data);
+    case 'formdata': {
+      let size = 0;
+      forEachEntry(data, (name, value) => {
+        size += utf8(name) + (typeof value === 'string' ? utf8(value) : P.blobSize(value));
+      });
+      return size;
+    }
+    default: return 0;
+  }
 }
 
-// The Content-Type the engine's sendBeacon gives a body of `kind` (null: none, or the request's own multipart).
+// The Content-Type the engine's sendBeacon gives a body of `kind` (null: none, or the request's own multipart). A
+// Document is no body a beacon takes: it goes as its string, as anything else.
 function beaconType(kind) {
-  if (kind === 'string' || kind === 'other') return 'text/plain;charset=UTF-8';
+  if (kind === 'string' || kind === 'other' || kind === 'document') return 'text/plain;charset=UTF-8';
   if (kind === 'params') return 'application/x-www-form-urlencoded;charset=UTF-8';
   return null;
 }
@@ -41,7 +56,11 @@ function proxyBeaconNow(plan, kind, data) {
       method: 'POST', body: data, keepalive: true, cache: 'no-store', credentials: 'omit', mode: 'cors',
       redirect: 'error', referrerPolicy: 'no-referrer',
       headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor), 'Content-Type': 'application/octet-stream' }),
-    })).catch(() => {});
+    })).catch(() => {
+      // Unreachable: the port may be another process's from now on (see `channelLost`). This beacon is lost.
+      channelLost = true;
+      win.console.error('HybridKit: a beacon was lost: the body channel did not answer');
+    });
     return true;
   }
   const safe = engineSafe(kind, data);
@@ -60,23 +79,21 @@ if (orig.beacon) {
   win.navigator.sendBeacon = function (url, data) {
     const plan = planFor(url, 'sendBeacon');
     const kind = kindOf(data);
+    // A keepalive request cannot carry a stream: the engine's own sendBeacon throws.
+    if (kind === 'stream') throw new TypeError("Failed to execute 'sendBeacon': a ReadableStream body cannot be sent");
     if (!plan || (plan.mode === 'store' && !needsStore(kind, data))) {
       const target = kind === 'none' ? null : resolved(url);
       if (!vouches(target)) return orig.beacon.apply(this, arguments);
       const safe = engineSafe(kind, data);
       if (safe === undefined) return orig.beacon.apply(this, arguments);
-      if (beaconSize(safe, kind) > BEACON_QUOTA) return false;
+      if (beaconSize(data, kind) > BEACON_QUOTA) return false;
       // An engine-safe beacon to this page's origin: the same request, as a keepalive fetch with the key.
       keyedFetch(target, bare({ method: 'POST', body: safe, keepalive: true, credentials: 'include',
         headers: keyed() })).catch(() => {});
       return true;
     }
-    if (kind === 'blob' && P.blobSize(data) > BEACON_QUOTA) return false;
-    if (plan.mode === 'proxy') {
-      const safe = engineSafe(kind, data);
-      if (safe !== undefined && safe !== null && beaconSize(safe, kind) > BEACON_QUOTA) return false;
-      if (proxyBeaconNow(plan, kind, data)) return true;
-    }
+    if (beaconSize(data, kind) > BEACON_QUOTA) return false;
+    if (plan.mode === 'proxy' && proxyBeaconNow(plan, kind, data)) return true;
     if (leaving) {
       win.console.warn('HybridKit: a ' + kind + ' beacon sent as the page leaves must be read before it can go, ' +
         'and may be lost with the page; send a string or bytes, which go at once');

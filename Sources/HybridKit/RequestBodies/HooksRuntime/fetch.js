@@ -33,6 +33,10 @@ async function fetchHooked(input, init, plan, body, kind) {
   let request;
   const aside = kind === 'stream' || kind === 'blob' || (kind === 'formdata' && formHasFiles(body));
   if (aside) {
+    // The Request constructor's own check, which taking the body out would skip.
+    const named = init && init.method !== undefined ? P.upper(P.String(init.method))
+      : isRequestObject(input) ? input.method : 'GET';
+    if (named === 'GET' || named === 'HEAD') throw new TypeError('HybridKit: a ' + named + ' request cannot have a body');
     // The engine neither streams uploads nor reads back Blob or file-holding FormData bodies: keep it aside.
     const rest = bare(init);
     delete rest.body;
@@ -55,6 +59,10 @@ async function fetchHooked(input, init, plan, body, kind) {
     }
   }
   const signal = request.signal;
+  // The proxy reaches any allowed host, but a request the page limited to its own origin goes nowhere else.
+  if (plan.mode === 'proxy' && request.mode === 'same-origin' && !sameOrigin(plan.url)) {
+    throw new TypeError('HybridKit proxy: a same-origin request to another origin');
+  }
   const headers = [];
   request.headers.forEach((value, name) => { if (name !== 'content-type') headers.push([name, value]); });
   if (type) headers.push(['Content-Type', type]);
@@ -157,7 +165,17 @@ async function proxiedResponse(response, request, plan, method) {
     throw new TypeError('HybridKit proxy: ' + (answer.error || 'refused'));
   }
   if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
-  return finalResponse(response, plan.url, method);
+  const proxied = finalResponse(response, plan.url, method);
+  // A no-cors answer from another origin is opaque to the page, as the engine gives it (the request went).
+  if (request.mode === 'no-cors' && proxied.type === 'cors') return opaqueResponse(proxied);
+  return proxied;
+}
+
+function opaqueResponse(response) {
+  if (response.body) response.body.cancel().catch(() => {});
+  const opaque = win.Response.error();
+  Object.defineProperty(opaque, 'type', { value: 'opaque' });
+  return opaque;
 }
 
 function isRedirect(response) {

@@ -1,5 +1,5 @@
-// HybridKit request hooks: POST <form> submission to this page's origin (the engine's own submission, seen through
-// its `formdata` event, and HTMLFormElement.prototype.submit).
+// HybridKit request hooks: POST <form> submission to this page's origin (the submit event, the engine's `formdata`
+// event when a page kept the submit event from the hooks, and HTMLFormElement.prototype.submit).
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
 //   `win`; from page.js orig, resolved, vouches; from upload.js serialize, upload.
@@ -22,11 +22,18 @@ function formPlan(form, submitter) {
   };
 }
 
-// Sends `entries` (a FormData) as `form` would go, by id. `entries` is read a task later: the engine's entry list
-// is still open to the page's own formdata listeners when the hooks take it.
-function submitHooked(plan, entries) {
+// The submission each form has under way, so that a later one in the same task replaces it as in the engine (a
+// page's submit listener that calls form.submit(), say): only the last one sends.
+const latestSubmission = new WeakMap();
+
+// Sends `entries` (a FormData) as `form` would go, by id, a task from now unless `cancelled()` says otherwise by
+// then (a page listener that runs after the hooks may still cancel) or another submission of the form came since.
+function submitHooked(form, plan, entries, cancelled) {
+  const token = {};
+  latestSubmission.set(form, token);
   (async () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
+    if (latestSubmission.get(form) !== token || (cancelled && cancelled())) return;
     const { blob, type } = await formBody(entries, plan.enctype);
     const id = await upload(blob, type, undefined, () => {}, () => {});
     const target = new URL(plan.action, win.document.baseURI);
@@ -53,46 +60,89 @@ async function formBody(data, enctype) {
     type: 'application/x-www-form-urlencoded' };
 }
 
-// The hooks do not decide on the submit event: a page listener after them may still cancel it (a window listener,
-// an `onsubmit` returning false), and one before them may stop its propagation. The engine builds the form's entry
-// list, firing `formdata` at the form, only once the submit event was dispatched and not cancelled; that is where
-// the hooks take the submission over. `formdata` also fires for `new FormData(form)`: only the one that follows a
-// finished, uncancelled submit event of the same form, in the same task, is the engine's submission.
+// The submit event, watched from its first listener (capture, on window) for what page code does to it later:
+//   - the hooks cancel it in their bubbling listener on window and submit by id; a page listener on window that runs
+//     after them and cancels it (preventDefault, returnValue) still cancels: the hooks wait a task before sending;
+//   - a page listener that stops its propagation keeps it from that listener: the engine then submits the form
+//     itself, building its entry list (the `formdata` event below), and that is where the hooks take it over.
 const submitEvents = new WeakMap();
+const EventProto = win.Event.prototype;
+const eventMethods = {
+  preventDefault: EventProto.preventDefault,
+  stopPropagation: EventProto.stopPropagation,
+  stopImmediatePropagation: EventProto.stopImmediatePropagation,
+};
+
 win.addEventListener('submit', (event) => {
   // A page's own `new Event('submit')` never makes the engine submit anything.
   if (!event.isTrusted) return;
   const form = event.target;
-  submitEvents.set(form, { event, submitter: event.submitter });
+  const watch = { event, submitter: event.submitter, hooked: false, pageCancelled: false };
+  submitEvents.set(form, watch);
+  const own = (name, value) => Object.defineProperty(event, name, { configurable: true, value });
+  own('preventDefault', function preventDefault() {
+    watch.pageCancelled = true;
+    return eventMethods.preventDefault.call(this);
+  });
+  Object.defineProperty(event, 'returnValue', {
+    configurable: true,
+    get() { return !this.defaultPrevented; },
+    set(value) { if (!value) this.preventDefault(); },
+  });
   setTimeout(() => {
-    const pending = submitEvents.get(form);
-    if (pending && pending.event === event) submitEvents.delete(form);
+    if (submitEvents.get(form) === watch) submitEvents.delete(form);
   }, 0);
 }, true);
 
+win.addEventListener('submit', (event) => {
+  const watch = submitEvents.get(event.target);
+  if (!watch || watch.event !== event || event.defaultPrevented) return;
+  const form = event.target;
+  const plan = formPlan(form, watch.submitter);
+  if (!plan) return;
+  watch.hooked = true;
+  eventMethods.preventDefault.call(event);
+  // Built now, as the engine would have right after this event: a page that clears the form after submitting it
+  // (in a later listener or a timer) must not send the cleared form.
+  const entries = watch.submitter ? new win.FormData(form, watch.submitter) : new win.FormData(form);
+  submitHooked(form, plan, entries, () => watch.pageCancelled);
+});
+
 win.addEventListener('formdata', (event) => {
   const form = event.target;
-  const pending = submitEvents.get(form);
-  if (!pending || pending.event.eventPhase !== 0 || pending.event.defaultPrevented) return;
+  const watch = submitEvents.get(form);
+  // Only the engine's own submission after a trusted submit event the hooks did not see to its end (its dispatch
+  // is over, it was not cancelled): `new FormData(form)` fires formdata too, during the dispatch or without one.
+  if (!watch || watch.hooked || watch.event.eventPhase !== 0 || watch.event.defaultPrevented) return;
   submitEvents.delete(form);
-  const plan = formPlan(form, pending.submitter);
+  const plan = formPlan(form, watch.submitter);
   if (!plan) return;
   // The engine submits a form only while it is in its document, and checks that once the entry list is built: out
-  // of it for the rest of this task, the form's own submission is dropped. A task, not a microtask: after a real
-  // click, microtasks run between listeners, before the engine's check. The page is usually leaving anyway.
-  const parent = form.parentNode;
-  const next = form.nextSibling;
-  form.remove();
+  // of it for the rest of this task, its own submission is dropped (a task, not a microtask: after a real click,
+  // microtasks run between listeners, before that check). The form is back in its place at the next task, but the
+  // engine then holds it as still submitting: only this path costs that, for pages that keep the submit event
+  // from the hooks.
+  const placeholder = win.document.createComment('');
+  form.replaceWith(placeholder);
   setTimeout(() => {
-    if (!form.isConnected && parent && (!next || next.parentNode === parent)) parent.insertBefore(form, next);
+    if (placeholder.isConnected && !form.isConnected) placeholder.replaceWith(form);
+    else placeholder.remove();
   }, 0);
-  submitHooked(plan, event.formData);
+  submitHooked(form, plan, event.formData, null);
 }, true);
 
 win.HTMLFormElement.prototype.submit = function () {
   const plan = formPlan(this, null);
-  // new FormData(form) fires formdata with no submit event before it: the listener above leaves it alone.
   if (!plan) return orig.submit.apply(this, arguments);
-  submitHooked(plan, new win.FormData(this));
+  // The engine submits nothing for a form outside a document, nor while it is building the form's entry list.
+  if (!this.isConnected) return undefined;
+  let entries;
+  try {
+    entries = new win.FormData(this);
+  } catch (e) {
+    return undefined;
+  }
+  // new FormData(form) fired formdata with no submit event before it: the listener above left it alone.
+  submitHooked(this, plan, entries, null);
   return undefined;
 };

@@ -132,7 +132,9 @@ xhrProto.setRequestHeader = function (name, value) {
   const header = [P.String(name), P.String(value)];
   // Once a hooked request was sent (its upload may still run, with the engine's request not yet sent), the page's
   // headers can no longer change it: the engine's answer for a request whose send flag is set.
-  if (st && st.plan && st.phase !== 'opened' && this.readyState === 1) throw invalidState('setRequestHeader');
+  // Read from the hooks' state, not readyState: after an upload that ended early readyState shows what the page must
+  // see (UNSENT, DONE) while the engine's request is still OPENED.
+  if (st && st.plan && st.phase !== 'opened') throw invalidState('setRequestHeader');
   // The engine checks the name and value and ignores a forbidden name; on a proxied request it does so on the request
   // to the proxy path, which send() opens again (dropping it) before it carries the descriptor.
   P.setRequestHeader(this, header[0], header[1]);
@@ -327,7 +329,8 @@ if (credentialsDescriptor && credentialsDescriptor.set) {
     get() { return credentialsDescriptor.get.call(this); },
     set(value) {
       const st = xhrState.get(this);
-      if (st && st.plan && st.phase !== 'opened' && this.readyState === 1) throw invalidState('withCredentials');
+      // Allowed again once an upload was aborted (the request is UNSENT), as readyState shows.
+      if (st && st.plan && st.phase !== 'opened' && st.phase !== 'aborted') throw invalidState('withCredentials');
       credentialsDescriptor.set.call(this, value);
     },
   });

@@ -267,6 +267,8 @@
       xhr.send(new Blob(['12345']));
       xhr.abort();
       probes.push('send after abort: ' + named(() => xhr.send('again')) + ', readyState ' + xhr.readyState);
+      probes.push('header after abort: ' + named(() => xhr.setRequestHeader('X-C', '1')));
+      probes.push('withCredentials after abort: ' + named(() => { xhr.withCredentials = true; }));
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     {
@@ -311,6 +313,10 @@
     const refused = (outcome) => outcome.replace(/rejected (TypeError|NotSupportedError)/, 'refused');
     probes.push('stream without duplex: ' +
       refused(await settled(() => fetch('/echo', { method: 'POST', body: stream() }))));
+    probes.push('GET with a Blob: ' + await settled(() => fetch('/echo', { method: 'GET', body: new Blob(['x']) })));
+    probes.push('beacon over the quota: ' +
+      named(() => navigator.sendBeacon('/beacon', new URLSearchParams({ a: 'x'.repeat(70000) }))));
+    probes.push('beacon of a stream: ' + named(() => navigator.sendBeacon('/beacon', stream())));
     probes.push('keepalive stream: ' + await settled(() => fetch('/echo', { method: 'POST', body: stream(), duplex: 'half', keepalive: true })));
     {
       const response = await fetch('/echo', { method: 'POST', body: new Blob(['abc']) });
