@@ -130,11 +130,12 @@ function openAs(xhr, st, method, url) {
 xhrProto.setRequestHeader = function (name, value) {
   const st = xhrState.get(this);
   const header = [P.String(name), P.String(value)];
-  // Once a hooked request was sent (its upload may still run, with the engine's request not yet sent), the page's
-  // headers can no longer change it: the engine's answer for a request whose send flag is set.
-  // Read from the hooks' state, not readyState: after an upload that ended early readyState shows what the page must
-  // see (UNSENT, DONE) while the engine's request is still OPENED.
-  if (st && st.plan && st.phase !== 'opened') throw invalidState('setRequestHeader');
+  // While a hooked request uploads, or once its upload ended early, the engine's request is still OPENED and would
+  // take a header the engine refuses once a request was sent: the hooks refuse it (read from their state, not
+  // readyState, which shows the page UNSENT or DONE then). Once the engine's request goes ('sent'), the engine
+  // decides; code the hooks' send calls into may still add headers right before it (another document-start
+  // wrapper of send, say).
+  if (st && st.plan && !inFlightAtEngine(st) && st.phase !== 'opened') throw invalidState('setRequestHeader');
   // The engine checks the name and value and ignores a forbidden name; on a proxied request it does so on the request
   // to the proxy path, which send() opens again (dropping it) before it carries the descriptor.
   P.setRequestHeader(this, header[0], header[1]);
@@ -242,6 +243,11 @@ function sendKeyedIfVouched(xhr, st, body) {
   return P.send(xhr, safe);
 }
 
+// Whether the engine's own request carries the hooked one now (it then applies its own state checks).
+function inFlightAtEngine(st) {
+  return st.phase === 'sent';
+}
+
 function invalidState(method) {
   return new win.DOMException("Failed to execute '" + method + "' on 'XMLHttpRequest': the object's state must be " +
     'OPENED and its request not yet sent.', 'InvalidStateError');
@@ -262,6 +268,8 @@ function finishEarly(xhr, type, total, after) {
 
 xhrProto.abort = function () {
   const st = xhrState.get(this);
+  // The engine's request ends UNSENT: nothing may be sent again on it before open().
+  if (st && st.phase === 'sent') st.phase = 'aborted';
   if (st && st.phase === 'uploading') {
     st.phase = 'aborted';
     clearTimeout(st.timer);
@@ -329,8 +337,10 @@ if (credentialsDescriptor && credentialsDescriptor.set) {
     get() { return credentialsDescriptor.get.call(this); },
     set(value) {
       const st = xhrState.get(this);
-      // Allowed again once an upload was aborted (the request is UNSENT), as readyState shows.
-      if (st && st.plan && st.phase !== 'opened' && st.phase !== 'aborted') throw invalidState('withCredentials');
+      // As for headers; allowed again once an upload was aborted (the request is UNSENT), as readyState shows.
+      if (st && st.plan && !inFlightAtEngine(st) && st.phase !== 'opened' && st.phase !== 'aborted') {
+        throw invalidState('withCredentials');
+      }
       credentialsDescriptor.set.call(this, value);
     },
   });
