@@ -53,6 +53,21 @@ import Testing
         #expect(try await Self.echoedLength(lab) == Self.fieldBytes)
     }
 
+    @Test(arguments: ["open", "closed"])
+    @GTKActor func aFormInAShadowRootKeepsItsBody(mode: String) async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // Its submit event never reaches window (it is not composed); before, the engine posted it natively.
+        try await Self.submit(
+            lab,
+            setup: """
+                const host = document.createElement('div'); document.body.appendChild(host);
+                host.attachShadow({ mode: '\(mode)' }).appendChild(form);
+                """,
+            submit: "button.click()")
+        #expect(try await Self.echoedLength(lab) == Self.fieldBytes)
+    }
+
     @Test @GTKActor func aWindowListenerAfterTheHooksCanStillCancel() async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }

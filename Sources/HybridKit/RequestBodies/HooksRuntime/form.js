@@ -66,70 +66,79 @@ async function formBody(data, enctype) {
 //   - a page listener that stops its propagation keeps it from that listener: the engine then submits the form
 //     itself, building its entry list (the `formdata` event below), and that is where the hooks take it over.
 const submitEvents = new WeakMap();
-const EventProto = win.Event.prototype;
-const eventMethods = {
-  preventDefault: EventProto.preventDefault,
-  stopPropagation: EventProto.stopPropagation,
-  stopImmediatePropagation: EventProto.stopImmediatePropagation,
-};
+const preventEvent = win.Event.prototype.preventDefault;
 
-win.addEventListener('submit', (event) => {
-  // A page's own `new Event('submit')` never makes the engine submit anything.
-  if (!event.isTrusted) return;
-  const form = event.target;
-  const watch = { event, submitter: event.submitter, hooked: false, pageCancelled: false };
-  submitEvents.set(form, watch);
-  const own = (name, value) => Object.defineProperty(event, name, { configurable: true, value });
-  own('preventDefault', function preventDefault() {
-    watch.pageCancelled = true;
-    return eventMethods.preventDefault.call(this);
+function watchSubmissions(root) {
+  root.addEventListener('submit', (event) => {
+    // A page's own `new Event('submit')` never makes the engine submit anything.
+    if (!event.isTrusted) return;
+    const form = event.target;
+    const watch = { event, submitter: event.submitter, hooked: false, pageCancelled: false };
+    submitEvents.set(form, watch);
+    const own = (name, value) => Object.defineProperty(event, name, { configurable: true, value });
+    own('preventDefault', function preventDefault() {
+      watch.pageCancelled = true;
+      return preventEvent.call(this);
+    });
+    Object.defineProperty(event, 'returnValue', {
+      configurable: true,
+      get() { return !this.defaultPrevented; },
+      set(value) { if (!value) this.preventDefault(); },
+    });
+    setTimeout(() => {
+      if (submitEvents.get(form) === watch) submitEvents.delete(form);
+    }, 0);
+  }, true);
+
+  root.addEventListener('submit', (event) => {
+    const watch = submitEvents.get(event.target);
+    if (!watch || watch.event !== event || event.defaultPrevented) return;
+    const form = event.target;
+    const plan = formPlan(form, watch.submitter);
+    if (!plan) return;
+    watch.hooked = true;
+    preventEvent.call(event);
+    // Built now, as the engine would have right after this event: a page that clears the form after submitting it
+    // (in a later listener or a timer) must not send the cleared form.
+    const entries = watch.submitter ? new win.FormData(form, watch.submitter) : new win.FormData(form);
+    submitHooked(form, plan, entries, () => watch.pageCancelled);
   });
-  Object.defineProperty(event, 'returnValue', {
-    configurable: true,
-    get() { return !this.defaultPrevented; },
-    set(value) { if (!value) this.preventDefault(); },
-  });
-  setTimeout(() => {
-    if (submitEvents.get(form) === watch) submitEvents.delete(form);
-  }, 0);
-}, true);
 
-win.addEventListener('submit', (event) => {
-  const watch = submitEvents.get(event.target);
-  if (!watch || watch.event !== event || event.defaultPrevented) return;
-  const form = event.target;
-  const plan = formPlan(form, watch.submitter);
-  if (!plan) return;
-  watch.hooked = true;
-  eventMethods.preventDefault.call(event);
-  // Built now, as the engine would have right after this event: a page that clears the form after submitting it
-  // (in a later listener or a timer) must not send the cleared form.
-  const entries = watch.submitter ? new win.FormData(form, watch.submitter) : new win.FormData(form);
-  submitHooked(form, plan, entries, () => watch.pageCancelled);
-});
+  root.addEventListener('formdata', (event) => {
+    const form = event.target;
+    const watch = submitEvents.get(form);
+    // Only the engine's own submission after a trusted submit event the hooks did not see to its end (its dispatch
+    // is over, it was not cancelled): `new FormData(form)` fires formdata too, during the dispatch or without one.
+    if (!watch || watch.hooked || watch.event.eventPhase !== 0 || watch.event.defaultPrevented) return;
+    submitEvents.delete(form);
+    const plan = formPlan(form, watch.submitter);
+    if (!plan) return;
+    // The engine submits a form only while it is in its document, and checks that once the entry list is built: out
+    // of it for the rest of this task, its own submission is dropped (a task, not a microtask: after a real click,
+    // microtasks run between listeners, before that check). The form is back in its place at the next task, but the
+    // engine then holds it as still submitting: only this path costs that, for pages that keep the submit event
+    // from the hooks.
+    const placeholder = win.document.createComment('');
+    form.replaceWith(placeholder);
+    setTimeout(() => {
+      if (placeholder.isConnected && !form.isConnected) placeholder.replaceWith(form);
+      else placeholder.remove();
+    }, 0);
+    submitHooked(form, plan, event.formData, null);
+  }, true);
+}
 
-win.addEventListener('formdata', (event) => {
-  const form = event.target;
-  const watch = submitEvents.get(form);
-  // Only the engine's own submission after a trusted submit event the hooks did not see to its end (its dispatch
-  // is over, it was not cancelled): `new FormData(form)` fires formdata too, during the dispatch or without one.
-  if (!watch || watch.hooked || watch.event.eventPhase !== 0 || watch.event.defaultPrevented) return;
-  submitEvents.delete(form);
-  const plan = formPlan(form, watch.submitter);
-  if (!plan) return;
-  // The engine submits a form only while it is in its document, and checks that once the entry list is built: out
-  // of it for the rest of this task, its own submission is dropped (a task, not a microtask: after a real click,
-  // microtasks run between listeners, before that check). The form is back in its place at the next task, but the
-  // engine then holds it as still submitting: only this path costs that, for pages that keep the submit event
-  // from the hooks.
-  const placeholder = win.document.createComment('');
-  form.replaceWith(placeholder);
-  setTimeout(() => {
-    if (placeholder.isConnected && !form.isConnected) placeholder.replaceWith(form);
-    else placeholder.remove();
-  }, 0);
-  submitHooked(form, plan, event.formData, null);
-}, true);
+// Submit and formdata events do not leave a shadow tree: each shadow root a page makes is watched as the window is.
+// (A declarative shadow root, parsed from the HTML, is made without attachShadow and is not seen.)
+watchSubmissions(win);
+const attachShadow = win.Element.prototype.attachShadow;
+if (attachShadow) {
+  win.Element.prototype.attachShadow = function () {
+    const root = attachShadow.apply(this, arguments);
+    watchSubmissions(root);
+    return root;
+  };
+}
 
 win.HTMLFormElement.prototype.submit = function () {
   const plan = formPlan(this, null);
