@@ -12,8 +12,10 @@ import Testing
 
     /// Loads the body-by-id page, builds a form posting `who=zoë` to `/echo` (plus a submit button), runs `setup`
     /// (with `form` and `button` in scope), then `submit`.
-    @GTKActor static func submit(_ lab: BodiesLab, setup: String, submit: String) async throws {
-        try await lab.load(lab.pageURL(.bodyByID))
+    @GTKActor static func submit(
+        _ lab: BodiesLab, setup: String, submit: String, side: BodiesLab.Side = .bodyByID
+    ) async throws {
+        try await lab.load(lab.pageURL(side))
         _ = try await lab.view.evaluateJavaScript(
             """
             (() => {
@@ -66,6 +68,23 @@ import Testing
                 """,
             submit: "button.click()")
         #expect(try await Self.echoedLength(lab) == Self.fieldBytes)
+    }
+
+    @Test(arguments: ["application/x-www-form-urlencoded", "text/plain", "multipart/form-data"])
+    @GTKActor func lineBreaksGoAsTheEngineWritesThem(enctype: String) async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        let setup = """
+            form.enctype = '\(enctype)';
+            const area = document.createElement('textarea'); area.name = 'note\\r'; form.appendChild(area);
+            area.value = 'one\\ntwo\\r\\nthree';
+            """
+        var lengths: [BodiesLab.Side: Int] = [:]
+        for side in [BodiesLab.Side.unhooked, .bodyByID] {
+            try await Self.submit(lab, setup: setup, submit: "button.click()", side: side)
+            lengths[side] = try await Self.echoedLength(lab)
+        }
+        #expect(lengths[.bodyByID] != nil && lengths[.bodyByID] == lengths[.unhooked], "\(lengths)")
     }
 
     @Test @GTKActor func aWindowListenerAfterTheHooksCanStillCancel() async throws {

@@ -2,7 +2,7 @@
 // event when a page kept the submit event from the hooks, and HTMLFormElement.prototype.submit).
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
-//   `win`; from page.js orig, resolved, vouches; from upload.js serialize, upload.
+//   `win`; from page.js orig, resolved, vouches; from upload.js serialize, upload, crlf.
 
 // Native cannot read a form's body safely (see KEY_HEADER in core.js), so every POST form to this page's own origin
 // on the custom scheme uploads its body first, serialised as the engine would for its enctype, and an empty
@@ -51,7 +51,8 @@ function submitHooked(form, plan, entries, cancelled) {
 // A form's body as the engine encodes it for `enctype` (files by name outside multipart, as the engine does).
 async function formBody(data, enctype) {
   if (enctype === 'multipart/form-data') return serialize(data, 'formdata');
-  const entries = [...data].map(([name, value]) => [name, typeof value === 'string' ? value : value.name]);
+  // Line breaks as CRLF in names and values, as form submission writes them.
+  const entries = [...data].map(([name, value]) => [crlf(name), crlf(typeof value === 'string' ? value : value.name)]);
   if (enctype === 'text/plain') {
     const text = entries.map(([name, value]) => name + '=' + value + '\r\n').join('');
     return { blob: new win.Blob([text]), type: 'text/plain' };

@@ -41,9 +41,10 @@ function multipart(form) {
   const quote = (text) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
   const parts = [];
   for (const [name, value] of form) {
-    let head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(name) + '"';
+    // Names and text values with their line breaks as CRLF, as the engine's encoding writes them.
+    let head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(crlf(name)) + '"';
     if (typeof value === 'string') {
-      parts.push(head + '\r\n\r\n', value, '\r\n');
+      parts.push(head + '\r\n\r\n', crlf(value), '\r\n');
     } else {
       head += '; filename="' + quote(value.name) + '"\r\nContent-Type: ' + (value.type || 'application/octet-stream');
       parts.push(head + '\r\n\r\n', value, '\r\n');
@@ -51,6 +52,11 @@ function multipart(form) {
   }
   parts.push('--' + boundary + '--\r\n');
   return { blob: new win.Blob(parts), type: 'multipart/form-data; boundary=' + boundary };
+}
+
+// `text` with every line break (CR, LF or CRLF) written as CRLF.
+function crlf(text) {
+  return text.replace(/\r\n|\r|\n/g, '\r\n');
 }
 
 // Uploads `blob` in chunks; returns the body id. The first chunk creates the body and names its id (`onID(id)`

@@ -22,6 +22,8 @@
       const f = new FormData();
       f.append('name', 'Zoë');
       f.append('note', 'a "quoted" value');
+      // Line breaks of every kind: the engine's multipart encoding turns each into CRLF.
+      f.append('lines\r', 'one\ntwo\rthree\r\nfour');
       return { body: f, expect: null };
     },
     formdata_files: () => {
