@@ -311,40 +311,37 @@ function sendProxied(xhr, st, inlineBody, bodyID, type) {
   return P.send(xhr, safe);
 }
 
-// Timeouts of hooked requests are kept here: they must cover the upload, and WebKit does not time out
-// requests to a custom scheme at all. The timer runs from send(), as the spec says.
-const timeoutDescriptor = Object.getOwnPropertyDescriptor(xhrProto, 'timeout');
-if (timeoutDescriptor && timeoutDescriptor.set) {
-  Object.defineProperty(xhrProto, 'timeout', {
+// Replaces the setter of the prototype's accessor `name` with `set(xhr, value, engineSet)`, where `engineSet(value)`
+// sets it as the engine does; the getter stays the engine's.
+function wrapSetter(name, set) {
+  const descriptor = Object.getOwnPropertyDescriptor(xhrProto, name);
+  if (!descriptor || !descriptor.set) return;
+  Object.defineProperty(xhrProto, name, {
     configurable: true,
-    enumerable: timeoutDescriptor.enumerable,
-    get() { return timeoutDescriptor.get.call(this); },
-    set(value) {
-      timeoutDescriptor.set.call(this, value);
-      const st = xhrState.get(this);
-      if (st && (st.phase === 'uploading' || st.phase === 'sent')) startTimer(this, st);
-    },
+    enumerable: descriptor.enumerable,
+    get() { return descriptor.get.call(this); },
+    set(value) { set(this, value, (v) => descriptor.set.call(this, v)); },
   });
 }
 
+// Timeouts of hooked requests are kept here: they must cover the upload, and WebKit does not time out
+// requests to a custom scheme at all. The timer runs from send(), as the spec says.
+wrapSetter('timeout', (xhr, value, engineSet) => {
+  engineSet(value);
+  const st = xhrState.get(xhr);
+  if (st && (st.phase === 'uploading' || st.phase === 'sent')) startTimer(xhr, st);
+});
+
 // withCredentials may not change once a request was sent: the engine's own request of a hooked XHR may not be
-// sent yet (its upload runs), so the hooks say no for it.
-const credentialsDescriptor = Object.getOwnPropertyDescriptor(xhrProto, 'withCredentials');
-if (credentialsDescriptor && credentialsDescriptor.set) {
-  Object.defineProperty(xhrProto, 'withCredentials', {
-    configurable: true,
-    enumerable: credentialsDescriptor.enumerable,
-    get() { return credentialsDescriptor.get.call(this); },
-    set(value) {
-      const st = xhrState.get(this);
-      // As for headers; allowed again once an upload was aborted (the request is UNSENT), as readyState shows.
-      if (st && st.plan && !inFlightAtEngine(st) && st.phase !== 'opened' && st.phase !== 'aborted') {
-        throw invalidState('withCredentials');
-      }
-      credentialsDescriptor.set.call(this, value);
-    },
-  });
-}
+// sent yet (its upload runs), so the hooks say no for it, as for headers; allowed again once an upload was aborted
+// (the request is UNSENT), as readyState shows.
+wrapSetter('withCredentials', (xhr, value, engineSet) => {
+  const st = xhrState.get(xhr);
+  if (st && st.plan && !inFlightAtEngine(st) && st.phase !== 'opened' && st.phase !== 'aborted') {
+    throw invalidState('withCredentials');
+  }
+  engineSet(value);
+});
 
 function startTimer(xhr, st) {
   clearTimeout(st.timer);
