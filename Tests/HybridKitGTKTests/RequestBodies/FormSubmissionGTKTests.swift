@@ -87,16 +87,55 @@ import Testing
         #expect(lengths[.bodyByID] != nil && lengths[.bodyByID] == lengths[.unhooked], "\(lengths)")
     }
 
+    @Test @GTKActor func fieldsNamedLikeTheFormsSettingsDoNotRedirectIt() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // WordPress forms carry a hidden `action`; each such field hides the form's property of that name.
+        let setup = """
+            for (const name of ['action', 'method', 'target', 'enctype']) {
+              const field = document.createElement('input'); field.type = 'hidden'; field.name = name;
+              field.value = 'v'; form.appendChild(field);
+            }
+            """
+        var lengths: [BodiesLab.Side: Int] = [:]
+        for side in [BodiesLab.Side.unhooked, .bodyByID] {
+            try await Self.submit(lab, setup: setup, submit: "button.click()", side: side)
+            lengths[side] = try await Self.echoedLength(lab)
+        }
+        #expect(lengths[.bodyByID] != nil && lengths[.bodyByID] == lengths[.unhooked], "\(lengths)")
+    }
+
+    @Test @GTKActor func aSubmitterThatLeftTheFormStillSubmitsIt() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        // A framework swaps the clicked button for a spinner before the event is back up: the engine sends the form
+        // without it.
+        try await Self.submit(
+            lab,
+            setup: """
+                button.name = 'op'; button.value = 'save';
+                form.addEventListener('submit', () => button.replaceWith(document.createElement('span')));
+                """,
+            submit: "button.click()")
+        #expect(try await Self.echoedLength(lab) == Self.fieldBytes)
+    }
+
     @Test @GTKActor func aWindowListenerAfterTheHooksCanStillCancel() async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }
         // Registered after the hooks' own window listener: before, the hooks had started the submission already.
         try await Self.submit(
             lab,
-            setup: "window.addEventListener('submit', (e) => { e.preventDefault(); window.__cancelled = true; });",
+            setup: """
+                window.addEventListener('submit', (e) => {
+                  window.__seenCancelled = e.defaultPrevented; e.preventDefault(); window.__cancelled = true;
+                });
+                """,
             submit: "button.click()")
         #expect(try await Self.stayed(lab))
         #expect(try await lab.run("window.__cancelled === true") == "true")
+        // A router that checks defaultPrevented first sees the event as the engine gives it, uncancelled.
+        #expect(try await lab.run("window.__seenCancelled") == "false")
     }
 
     @Test @GTKActor func anOnsubmitReturningFalseCancels() async throws {

@@ -2,49 +2,76 @@
 // event when a page kept the submit event from the hooks, and HTMLFormElement.prototype.submit).
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
-//   `win`; from page.js orig, resolved, vouches; from upload.js serialize, upload, crlf.
+//   `win`; from page.js orig, resolved, vouches; from upload.js serialize, upload, discard, crlf.
 
 // Native cannot read a form's body safely (see KEY_HEADER in core.js), so every POST form to this page's own origin
 // on the custom scheme uploads its body first, serialised as the engine would for its enctype, and an empty
 // carrier form sends the request tagged with the body's id. Whatever the hook switches say: without this the
 // form would lose its body.
 
-// Where and how `form` would be sent, or null when it is not a POST to this page's own origin.
+// The form's own settings, read through getters kept from the prototype: a field named `action`, `method`, `target`
+// or `enctype` (WordPress forms carry a hidden `action`) hides the property of that name on the form.
+const formSettings = {};
+for (const name of ['action', 'method', 'enctype', 'target']) {
+  formSettings[name] = Object.getOwnPropertyDescriptor(win.HTMLFormElement.prototype, name).get;
+}
+const formSetting = (form, name) => formSettings[name].call(form);
+
+// Where and how `form` would be sent, or null when it is not a POST to this page's own origin. A submitter's own
+// attribute (formaction, formmethod, formenctype, formtarget) wins, read through its reflected property, as the
+// engine normalises it (an empty `formmethod` is GET).
 function formPlan(form, submitter) {
-  const method = (submitter && submitter.getAttribute('formmethod')) || form.method;
-  if (String(method).toLowerCase() !== 'post') return null;
-  const action = submitter && submitter.hasAttribute('formaction') ? submitter.formAction : form.action;
+  const setting = (attribute, property, name) =>
+    (submitter && submitter.hasAttribute(attribute) ? submitter[property] : formSetting(form, name));
+  if (setting('formmethod', 'formMethod', 'method') !== 'post') return null;
+  const action = setting('formaction', 'formAction', 'action');
   if (!vouches(resolved(action))) return null;
   return {
     action,
-    enctype: ((submitter && submitter.getAttribute('formenctype')) || form.enctype).toLowerCase(),
-    target: (submitter && submitter.getAttribute('formtarget')) || form.target,
+    enctype: setting('formenctype', 'formEnctype', 'enctype'),
+    target: setting('formtarget', 'formTarget', 'target'),
   };
 }
 
-// The submission each form has under way, so that a later one in the same task replaces it as in the engine (a
-// page's submit listener that calls form.submit(), say): only the last one sends.
+// The entries the engine would send for `form` submitted by `submitter`: without the submitter when it left the
+// form since it was clicked (a framework re-rendered it), as the engine's entry list then is.
+function entriesOf(form, submitter) {
+  if (!submitter) return new win.FormData(form);
+  try {
+    return new win.FormData(form, submitter);
+  } catch (e) {
+    return new win.FormData(form);
+  }
+}
+
+// The submission each form has under way, so that a later one replaces it as in the engine (a page's submit listener
+// that calls form.submit(), say): only the last one sends, and the bodies of the others are dropped.
 const latestSubmission = new WeakMap();
 
-// Sends `entries` (a FormData) as `form` would go, by id, a task from now unless `cancelled()` says otherwise by
-// then (a page listener that runs after the hooks may still cancel) or another submission of the form came since.
-function submitHooked(form, plan, entries, cancelled) {
+// Sends `entries` (a FormData) as `form` would go, by id, unless another submission of the form comes first.
+function submitHooked(form, plan, entries) {
   const token = {};
   latestSubmission.set(form, token);
+  const current = () => latestSubmission.get(form) === token;
   (async () => {
+    // A task first: a submit() the page calls right after this one replaces it before anything is uploaded.
     await new Promise((resolve) => setTimeout(resolve, 0));
-    if (latestSubmission.get(form) !== token || (cancelled && cancelled())) return;
+    if (!current()) return;
     const { blob, type } = await formBody(entries, plan.enctype);
     const id = await upload(blob, type, undefined, () => {}, () => {});
+    if (!current()) return discard(id);
     const target = new URL(plan.action, win.document.baseURI);
-    target.searchParams.append('__hybrid_body', id);
+    // `set`: a page that is itself the answer to a form may post to its own URL, which names a spent id.
+    target.searchParams.set('__hybrid_body', id);
     const carrier = win.document.createElement('form');
     carrier.method = 'post';
     carrier.action = target.href;
-    carrier.target = plan.target;
+    if (plan.target) carrier.target = plan.target;
     carrier.style.display = 'none';
-    win.document.body.appendChild(carrier);
+    (win.document.body || win.document.documentElement).appendChild(carrier);
     orig.submit.call(carrier);
+    // Its submission holds what it needs; the element would stay in document.forms of a page that stays.
+    setTimeout(() => carrier.remove(), 0);
   })().catch((error) => win.console.error('HybridKit: form submission failed: ' + (error && error.message || error)));
 }
 
@@ -61,10 +88,12 @@ async function formBody(data, enctype) {
     type: 'application/x-www-form-urlencoded' };
 }
 
-// The submit event, watched from its first listener (capture, on window) for what page code does to it later:
-//   - the hooks cancel it in their bubbling listener on window and submit by id; a page listener on window that runs
-//     after them and cancels it (preventDefault, returnValue) still cancels: the hooks wait a task before sending;
-//   - a page listener that stops its propagation keeps it from that listener: the engine then submits the form
+// The submit event, watched from its first listener (capture, on window or a shadow root) to its last:
+//   - the hooks decide when it comes back up to where they watch it, after every listener the page put there (a
+//     listener added to a target during dispatch runs when the event next reaches it): a page that cancelled it in
+//     any listener (preventDefault, returnValue, `onsubmit` returning false) is left alone; otherwise the hooks
+//     cancel it and submit by id;
+//   - a page listener that stops its propagation keeps it from coming back up: the engine then submits the form
 //     itself, building its entry list (the `formdata` event below), and that is where the hooks take it over.
 const submitEvents = new WeakMap();
 const preventEvent = win.Event.prototype.preventDefault;
@@ -74,36 +103,19 @@ function watchSubmissions(root) {
     // A page's own `new Event('submit')` never makes the engine submit anything.
     if (!event.isTrusted) return;
     const form = event.target;
-    const watch = { event, submitter: event.submitter, hooked: false, pageCancelled: false };
+    const watch = { event, submitter: event.submitter, hooked: false };
     submitEvents.set(form, watch);
-    const own = (name, value) => Object.defineProperty(event, name, { configurable: true, value });
-    own('preventDefault', function preventDefault() {
-      watch.pageCancelled = true;
-      return preventEvent.call(this);
-    });
-    Object.defineProperty(event, 'returnValue', {
-      configurable: true,
-      get() { return !this.defaultPrevented; },
-      set(value) { if (!value) this.preventDefault(); },
-    });
+    const decide = (last) => {
+      if (last !== event) return;
+      root.removeEventListener('submit', decide);
+      if (!event.defaultPrevented) takeOver(form, watch);
+    };
+    root.addEventListener('submit', decide);
     setTimeout(() => {
+      root.removeEventListener('submit', decide);
       if (submitEvents.get(form) === watch) submitEvents.delete(form);
     }, 0);
   }, true);
-
-  root.addEventListener('submit', (event) => {
-    const watch = submitEvents.get(event.target);
-    if (!watch || watch.event !== event || event.defaultPrevented) return;
-    const form = event.target;
-    const plan = formPlan(form, watch.submitter);
-    if (!plan) return;
-    watch.hooked = true;
-    preventEvent.call(event);
-    // Built now, as the engine would have right after this event: a page that clears the form after submitting it
-    // (in a later listener or a timer) must not send the cleared form.
-    const entries = watch.submitter ? new win.FormData(form, watch.submitter) : new win.FormData(form);
-    submitHooked(form, plan, entries, () => watch.pageCancelled);
-  });
 
   root.addEventListener('formdata', (event) => {
     const form = event.target;
@@ -112,7 +124,12 @@ function watchSubmissions(root) {
     // is over, it was not cancelled): `new FormData(form)` fires formdata too, during the dispatch or without one.
     if (!watch || watch.hooked || watch.event.eventPhase !== 0 || watch.event.defaultPrevented) return;
     submitEvents.delete(form);
-    const plan = formPlan(form, watch.submitter);
+    let plan;
+    try {
+      plan = formPlan(form, watch.submitter);
+    } catch (e) {
+      return;
+    }
     if (!plan) return;
     // The engine submits a form only while it is in its document, and checks that once the entry list is built: out
     // of it for the rest of this task, its own submission is dropped (a task, not a microtask: after a real click,
@@ -125,8 +142,27 @@ function watchSubmissions(root) {
       if (placeholder.isConnected && !form.isConnected) placeholder.replaceWith(form);
       else placeholder.remove();
     }, 0);
-    submitHooked(form, plan, event.formData, null);
+    submitHooked(form, plan, event.formData);
   }, true);
+}
+
+// The submit event came back up uncancelled: the hooks cancel it and submit by id. Anything that throws on the way
+// (a page's odd form) leaves the event to the engine, uncancelled.
+function takeOver(form, watch) {
+  let plan;
+  let entries;
+  try {
+    plan = formPlan(form, watch.submitter);
+    if (!plan) return;
+    // Before the entries: building them fires formdata, which the listener above must not take for the engine's.
+    watch.hooked = true;
+    entries = entriesOf(form, watch.submitter);
+  } catch (e) {
+    watch.hooked = false;
+    return;
+  }
+  preventEvent.call(watch.event);
+  submitHooked(form, plan, entries);
 }
 
 // Submit and formdata events do not leave a shadow tree: each shadow root a page makes is watched as the window is.
@@ -142,15 +178,15 @@ if (attachShadow) {
 }
 
 win.HTMLFormElement.prototype.submit = function () {
+  // The engine submits nothing for a form outside this window's document (its own submit() does nothing there).
+  if (!this.isConnected || this.ownerDocument !== win.document) return orig.submit.apply(this, arguments);
   const plan = formPlan(this, null);
   if (!plan) return orig.submit.apply(this, arguments);
-  // The engine submits nothing for a form outside a document, nor while it is building the form's entry list.
-  if (!this.isConnected) return undefined;
   let entries;
   try {
     entries = new win.FormData(this);
   } catch (e) {
-    return undefined;
+    return undefined; // called from the form's own formdata listener: the engine ignores that too
   }
   // new FormData(form) fired formdata with no submit event before it: the listener above left it alone.
   submitHooked(this, plan, entries, null);
