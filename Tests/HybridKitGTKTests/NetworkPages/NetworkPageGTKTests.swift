@@ -8,7 +8,10 @@ import Testing
 /// cookies; everything the engine's own load would do differently loads the plain way, unchanged but for time.
 /// Takes the engine's shared cookie store alone: its pages read `document.cookie`, which another suite's cookies
 /// for 127.0.0.1 (cookies ignore ports) would change.
-@Suite(.serialized, .engineCookieStoreExclusive) struct NetworkPageGTKTests {
+// A time limit: a cold open waits for the page's finish event, and once in three fresh-clone runs (2026-11-29) the
+// cold-view test waited for ever (the finish of its 300 ms page never came, everything idle). Bounded, it fails
+// with what it saw instead of holding CI to its own limit.
+@Suite(.serialized, .engineCookieStoreExclusive, .timeLimit(.minutes(1))) struct NetworkPageGTKTests {
     @Test @GTKActor func aNetworkPageIsShownFromTheNativeFetchWithItsRealURLOriginAndCookies() async throws {
         let fixture = try await NetworkPageFixture()
         defer { fixture.close() }
