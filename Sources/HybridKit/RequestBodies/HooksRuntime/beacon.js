@@ -3,7 +3,7 @@
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
 //   `win`; from core.js P, PROXY_HEADER, is, kindOf, needsStore, engineSafe, forEachEntry, bare, channelLost;
 //   from page.js orig, pageURL, planFor, resolved, vouches, reserved, keyed, keyedFetch, channelURL; from upload.js
-//   serialize, descriptorHeader; from fetch.js beaconFetch.
+//   serialize, descriptorHeader, channelProxyRequest; from fetch.js beaconFetch.
 
 // Beacons are what pages send as they leave (`pagehide`, `visibilitychange`): whatever goes out must go out before
 // sendBeacon returns, as a keepalive request, since the document's tasks may never run again. Bodies the engine
@@ -52,11 +52,7 @@ function proxyBeaconNow(plan, kind, data) {
   const channel = kind === 'blob' ? channelURL() : null;
   if (channel) {
     if (data.type) descriptor.headers.push(['Content-Type', data.type]);
-    keyedFetch(channel + '/proxy', bare({
-      method: 'POST', body: data, keepalive: true, cache: 'no-store', credentials: 'omit', mode: 'cors',
-      redirect: 'error', referrerPolicy: 'no-referrer',
-      headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor), 'Content-Type': 'application/octet-stream' }),
-    })).catch(() => {
+    channelProxyRequest(channel, descriptor, data, { keepalive: true }).catch(() => {
       // Unreachable: the port may be another process's from now on (see `channelLost`). This beacon is lost.
       channelLost = true;
       win.console.error('HybridKit: a beacon was lost: the body channel did not answer');

@@ -167,27 +167,26 @@ async function proxiedResponse(response, request, plan, method) {
   if (request.redirect === 'manual' && isRedirect(response)) return opaqueRedirect(response, plan.url);
   const proxied = finalResponse(response, plan.url, method);
   // A no-cors answer from another origin is opaque to the page, as the engine gives it (the request went).
-  if (request.mode === 'no-cors' && proxied.type === 'cors') return opaqueResponse(proxied);
+  if (request.mode === 'no-cors' && proxied.type === 'cors') return opaqueAnswer(proxied, 'opaque');
   return proxied;
-}
-
-function opaqueResponse(response) {
-  if (response.body) response.body.cancel().catch(() => {});
-  const opaque = win.Response.error();
-  Object.defineProperty(opaque, 'type', { value: 'opaque' });
-  return opaque;
 }
 
 function isRedirect(response) {
   return [301, 302, 303, 307, 308].includes(response.status) && response.headers.has('Location');
 }
 
-// Fetch hides a redirect the page chose not to follow: an opaque-redirect response (status 0, no headers, no
-// body). The constructor cannot make one; a network-error response has the same shape.
-function opaqueRedirect(response, requestURL) {
+// An answer the page may not read, of `type`: status 0, no headers, no body (its body is cancelled). The
+// constructor cannot make one; a network-error response has the same shape.
+function opaqueAnswer(response, type) {
   if (response.body) response.body.cancel().catch(() => {});
   const opaque = win.Response.error();
-  Object.defineProperty(opaque, 'type', { value: 'opaqueredirect' });
+  Object.defineProperty(opaque, 'type', { value: type });
+  return opaque;
+}
+
+// Fetch hides a redirect the page chose not to follow: an opaque-redirect response that names the request's URL.
+function opaqueRedirect(response, requestURL) {
+  const opaque = opaqueAnswer(response, 'opaqueredirect');
   Object.defineProperty(opaque, 'url', { value: requestURL });
   return opaque;
 }

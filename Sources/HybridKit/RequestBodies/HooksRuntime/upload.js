@@ -166,11 +166,7 @@ function sendOverChannel(channel, blob, id, signal, onProgress) {
 async function proxyOverChannel(channel, descriptor, blob, signal) {
   let response;
   try {
-    response = await keyedFetch(channel + '/proxy', bare({
-      method: 'POST', body: blob, signal, cache: 'no-store', credentials: 'omit', mode: 'cors', redirect: 'error',
-      referrerPolicy: 'no-referrer',
-      headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor), 'Content-Type': 'application/octet-stream' }),
-    }));
+    response = await channelProxyRequest(channel, descriptor, blob, { signal });
   } catch (error) {
     if (P.aborted(signal)) throw error;
     channelLost = true;
@@ -189,6 +185,16 @@ async function proxyOverChannel(channel, descriptor, blob, signal) {
     status: head.status, statusText: String(head.statusText || ''), headers: new win.Headers(head.headers),
     body: response.body, json: () => response.json(),
   };
+}
+
+// The keyed request that carries `descriptor` and `blob` to the channel's proxy route, with `options` (a signal,
+// keepalive) added; the engine's own fetch, so it reads the Blob itself.
+function channelProxyRequest(channel, descriptor, blob, options) {
+  return keyedFetch(channel + '/proxy', bare({
+    method: 'POST', body: blob, cache: 'no-store', credentials: 'omit', mode: 'cors', redirect: 'error',
+    referrerPolicy: 'no-referrer',
+    headers: keyed({ [PROXY_HEADER]: descriptorHeader(descriptor), 'Content-Type': 'application/octet-stream' }),
+  }, options));
 }
 
 function discard(id) {
