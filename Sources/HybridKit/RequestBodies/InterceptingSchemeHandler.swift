@@ -515,8 +515,10 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 
     static func bodyTag(of request: EngineRequest) -> String? {
         if let id = request.header(ReservedRequest.bodyHeader) { return id }
-        let items = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems
-        return items?.first { $0.name == ReservedRequest.bodyQueryItem }?.value
+        // Read as the hooks write it and as `removingTag` takes it out: the item as text.
+        let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+        let item = query.split(separator: "&").first { $0.hasPrefix(bodyQueryItemPrefix) }
+        return item.map { String($0.dropFirst(bodyQueryItemPrefix.count)) }
     }
 
     static func removingKey(from request: EngineRequest) -> EngineRequest {
@@ -532,14 +534,21 @@ public final class InterceptingSchemeHandler: SchemeHandler {
                 || $0.name.caseInsensitiveCompare(ReservedRequest.redirectHeader) == .orderedSame
         }
         if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
-            let items = components.queryItems, items.contains(where: { $0.name == ReservedRequest.bodyQueryItem })
+            let query = components.percentEncodedQuery
         {
-            let kept = items.filter { $0.name != ReservedRequest.bodyQueryItem }
-            components.queryItems = kept.isEmpty ? nil : kept
-            if let url = components.url { result.url = url }
+            // As text: the other items go on exactly as the page wrote them (decoded and encoded again, a `%2B`
+            // would reach the server as `+`, which reads as a space).
+            let items = query.split(separator: "&", omittingEmptySubsequences: false)
+            let kept = items.filter { $0 != ReservedRequest.bodyQueryItem && !$0.hasPrefix(Self.bodyQueryItemPrefix) }
+            if kept.count != items.count {
+                components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
+                if let url = components.url { result.url = url }
+            }
         }
         return result
     }
+
+    private static let bodyQueryItemPrefix = ReservedRequest.bodyQueryItem + "="
 
     @Sendable static func swapToHTTPS(_ url: URL) -> URL? {
         guard let colon = url.absoluteString.firstIndex(of: ":") else { return nil }

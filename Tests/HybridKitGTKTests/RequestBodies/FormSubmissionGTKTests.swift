@@ -211,6 +211,30 @@ import Testing
         #expect(try await Self.echoedLength(lab) == Self.fieldBytes + "&extra=1".utf8.count)
     }
 
+    /// What a form's answer page reads and does, against the engine: the query the server got (byte for byte:
+    /// `%2B` is not `+`), the URL the page shows (no body tag, fragment kept), and a reload (a GET of that URL).
+    @Test @GTKActor func aFormsAnswerHasTheURLAndTheReloadTheEngineGivesIt() async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        let read = "location.pathname + location.search + location.hash + ' ' + document.body.innerText"
+        var seen: [BodiesLab.Side: [String]] = [:]
+        for side in [BodiesLab.Side.unhooked, .bodyByID] {
+            try await Self.submit(
+                lab, setup: "form.action = '/echo?tag=c%2B%2B&q=a%20b+c&__hybrid_bodyguard=1#part';",
+                submit: "button.click()", side: side)
+            #expect(try await Self.echoedLength(lab) == Self.fieldBytes, "\(side)")
+            let answer = try await lab.run(read)
+            _ = try await lab.run("(document.body.dataset.left = '1', location.reload(), 1)")
+            try await lab.waitFor(
+                "document.body && !document.body.dataset.left && document.body.innerText.includes('method')",
+                timeout: .seconds(20))
+            seen[side] = [answer, try await lab.run(read)]
+        }
+        #expect(seen[.bodyByID] == seen[.unhooked])
+        #expect(seen[.unhooked]?.first?.contains(#"\"query\":\"tag=c%2B%2B&q=a%20b+c&__hybrid_bodyguard=1\""#) == true)
+        #expect(seen[.unhooked]?.last?.contains(#"\"method\":\"GET\""#) == true, "\(seen)")
+    }
+
     /// Submits into a frame named `result` (the page stays) and waits for the echo there.
     @GTKActor static func waitForResult(_ lab: BodiesLab) async throws {
         try await lab.waitFor(

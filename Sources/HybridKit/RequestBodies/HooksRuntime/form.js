@@ -44,6 +44,41 @@ function entriesOf(form, submitter) {
   }
 }
 
+// The query item that tags a carrier form's request with its body's id (the scheme handler takes it out before the
+// request goes on). Added to and taken from the query as text: URLSearchParams would write the page's `%20` as `+`
+// and change what the server reads.
+const BODY_QUERY_ITEM = '__hybrid_body';
+
+// `search` (a URL's `?…`, or '') without the tag's items, every other byte as it was.
+function withoutBodyTag(search) {
+  if (search.length < 2) return search;
+  const items = search.slice(1).split('&');
+  const kept = items.filter((item) => item !== BODY_QUERY_ITEM && !item.startsWith(BODY_QUERY_ITEM + '='));
+  if (kept.length === items.length) return search;
+  return kept.length ? '?' + kept.join('&') : '';
+}
+
+// The answer to a carrier form is shown under the URL its request went to, tag included. Taken out before any page
+// script runs, so the page reads the URL its form named, as with the engine, and a URL it builds from it names no
+// spent body (that request would be refused). The engine then reloads the answer with a GET of that URL, as it
+// reloads any form's answer.
+(() => {
+  if (!intercepted) return;
+  const hash = href.indexOf('#');
+  const url = hash < 0 ? href : href.slice(0, hash);
+  const question = url.indexOf('?');
+  if (question < 0) return;
+  const search = url.slice(question);
+  const stripped = withoutBodyTag(search);
+  if (stripped === search) return;
+  try {
+    const fragment = hash < 0 ? '' : href.slice(hash);
+    win.history.replaceState(win.history.state, '', url.slice(0, question) + stripped + fragment);
+  } catch (e) {
+    win.console.warn('HybridKit: the form answer\'s URL keeps its body tag: ' + (e && e.message || e));
+  }
+})();
+
 // The submission each form has under way, so that a later one replaces it as in the engine (a page's submit listener
 // that calls form.submit(), say): only the last one sends, and the bodies of the others are dropped.
 const latestSubmission = new WeakMap();
@@ -61,8 +96,9 @@ function submitHooked(form, plan, entries) {
     const id = await upload(blob, type, undefined, () => {}, () => {});
     if (!current()) return discard(id);
     const target = new URL(plan.action, win.document.baseURI);
-    // `set`: a page that is itself the answer to a form may post to its own URL, which names a spent id.
-    target.searchParams.set('__hybrid_body', id);
+    // Replaced, not added: a page that is itself the answer to a form may post to its own URL, which named a spent id.
+    const query = withoutBodyTag(target.search);
+    target.search = (query ? query + '&' : '?') + BODY_QUERY_ITEM + '=' + id;
     const carrier = win.document.createElement('form');
     carrier.method = 'post';
     carrier.action = target.href;
