@@ -86,7 +86,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func didCommitNavigation(to url: URL?) {
         bridge.assumeIsolated { $0.pageDidNavigate() }
-        if warmingUp || (blankMayStillEnd && !pageStartedPastBlank) { return }
+        if warmingUp || isBlanks(url) { return }
         blankMayStillEnd = false
         delegate?.didCommitNavigation(to: url)
     }
@@ -104,9 +104,8 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func didFailNavigation(to url: URL?, error: String) {
         if warmingUp { return endWarmUp() }
-        // Before the page's start, a failure is the blank document's; after it, the page's (its own failure is
-        // never hidden).
-        let blank = blankMayStillEnd && !pageStartedPastBlank
+        // The page's own failure is never hidden.
+        let blank = isBlanks(url)
         blankMayStillEnd = false
         if blank { return }
         logFailedLoad(url, error)
@@ -128,10 +127,19 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     private var blankMayStillEnd = false {
         didSet { if !blankMayStillEnd { pageStartedPastBlank = false } }
     }
-    /// The page's load started while ``blankMayStillEnd``: its commit, and any failure, are the page's; a finish
-    /// before its commit is still the blank document's (WebKitGTK may end the blank document after the page's
-    /// provisional load started, and names that end with the page's URL).
+    /// The page's load started while ``blankMayStillEnd``: a commit or failure is the page's unless it names
+    /// `about:blank` (``isBlanks(_:)``); a finish before the page's commit is still the blank document's (WebKitGTK
+    /// may end the blank document after the page's provisional load started, and names that end with the page's
+    /// URL).
     private var pageStartedPastBlank = false
+
+    /// Whether a commit or failure named `url` is the blank document's, once the page's load went ahead of it: any
+    /// before the page's load started, and one naming `about:blank` after (WebKitGTK may report the blank
+    /// document's start only once its process is up, named with the page's URL, then commit and finish it before
+    /// the page's load starts).
+    private func isBlanks(_ url: URL?) -> Bool {
+        blankMayStillEnd && (!pageStartedPastBlank || url?.absoluteString == "about:blank")
+    }
 
     var warmingUp: Bool { warmUpWaiters != nil }
 

@@ -251,7 +251,14 @@ final class NetworkPageFixture: Sendable {
         let before = container.engine.url
         try container.load(try url(path))
         let afterLoadCall = container.engine.url
+        // A page that never ends fails with the events it had, instead of holding the suite to its time limit.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(20))
+            container.close()
+        }
+        defer { watchdog.cancel() }
         var named: [String] = []
+        var ended = false
         for await event in events {
             switch event {
             case .started(let url), .committed(let url): named.append(url?.absoluteString ?? "nil")
@@ -261,14 +268,25 @@ final class NetworkPageFixture: Sendable {
                 named.append("failed \(failure.url?.absoluteString ?? "nil")")
             default: continue
             }
-            if case .finished = event { break }
-            if case .failed(let failure) = event, failure.kind != .cancelled { break }
+            if case .finished = event { ended = true }
+            if case .failed(let failure) = event, failure.kind != .cancelled { ended = true }
+            if ended { break }
         }
+        guard ended else { throw ColdOpenError.neverEnded(path: path, events: named) }
         let probe = try await Self.probe(container.engine)
         let length = try await container.engine.evaluateJavaScript("history.length")
         return ColdOpen(
             before: before, afterLoadCall: afterLoadCall, named: named, probe: probe, documentHistory: length,
             engineHistory: container.engine.historyLength)
+    }
+
+    enum ColdOpenError: Error, CustomStringConvertible {
+        case neverEnded(path: String, events: [String])
+        var description: String {
+            switch self {
+            case .neverEnded(let path, let events): "\(path) did not end within 20 s; its events: \(events)"
+            }
+        }
     }
 
     struct ColdOpen: Equatable {
