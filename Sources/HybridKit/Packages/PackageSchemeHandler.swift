@@ -15,7 +15,9 @@ import Synchronization
 /// A main document fetched from the network is not allowed to redirect behind the engine's back: the engine would
 /// show the final page under the first URL, so relative links, `location` and reloads would all be wrong. Its 3xx
 /// is caught instead, the task ends and ``EngineNavigator`` loads the final URL (back on the custom scheme when
-/// the route covers it). Sub-resources keep following redirects in URLSession: their URL is never shown.
+/// the route covers it); a form post answered 301, 302 or 303 too, as the GET it turns into. A post answered 307 or
+/// 308 must go on with its body, which engines cannot load: it is followed natively and shows the URL it was posted
+/// to. Sub-resources keep following redirects natively: their URL is never shown.
 ///
 /// Called on the engine's executor like every ``SchemeHandler``; disk reads run on a background queue and each
 /// chunk hops back with ``EngineHop``. The next chunk is read only after the previous one was handed to the
@@ -94,6 +96,8 @@ public final class PackageSchemeHandler: SchemeHandler {
     /// page's would replace the page.
     public func noteMainFrameNavigation(to url: URL) {
         guard url.scheme?.lowercased() == mapping.route.scheme else { return }
+        // A form the request hooks post names its body in the URL; the request reaches this handler without it.
+        let url = ReservedRequest.removingBodyTag(from: url)
         // A navigation this handler started for a redirect is reported too: keep the count its note carries.
         guard !mainFrameURLs.withLock({ $0.contains { $0.url == url } }) else { return }
         note(url, redirects: 0)
@@ -257,19 +261,21 @@ public final class PackageSchemeHandler: SchemeHandler {
             else { return header }
             return (header.name, mapped.absoluteString)
         }
-        // Only GET and HEAD: a navigation can re-issue those, while a form post answered with 307/308 must be
-        // re-sent with its body, which engines cannot load (WebKitGTK loads GET only). Posts keep following
-        // natively and show the URL they were posted to.
-        let redirects =
-            navigate != nil && (request.method.uppercased() == "GET" || request.method.uppercased() == "HEAD")
-            ? redirects : nil
         let mode = (task as? any RedirectModeCarrying)?.redirectMode ?? .follow
+        send(request, for: task, mainDocumentAfter: navigate != nil ? redirects : nil, mode: mode)
+    }
+
+    /// Fetches `request` for `task`; a main document's 3xx (`redirects` set) comes back to ``deliver`` unfollowed.
+    private func send(
+        _ request: EngineRequest, for task: any SchemeTask, mainDocumentAfter redirects: Int?,
+        mode: ProxiedRequest.RedirectMode
+    ) {
         let transfer = register(task)
         let fetch = network.fetch(request, followRedirects: redirects == nil && mode == .follow) { [weak self] event in
             transfer.enqueue(event)
             self?.hop { [weak self] in
                 self?.deliver(
-                    transfer.drain(), to: task, transfer, mainDocument: redirects.map { (url, $0) },
+                    transfer.drain(), to: task, transfer, mainDocument: redirects.map { (request, $0) },
                     refusesRedirects: mode == .error)
             }
         }
@@ -277,16 +283,25 @@ public final class PackageSchemeHandler: SchemeHandler {
     }
 
     /// Passes network events to the task, on the engine's executor, until the transfer ends.
-    /// - Parameter mainDocument: the fetched URL and the redirects that led to it, for a main document.
+    /// - Parameter mainDocument: the request sent and the redirects that led to it, for a main document.
     private func deliver(
         _ events: [NetworkFetchEvent], to task: any SchemeTask, _ transfer: Transfer,
-        mainDocument: (url: URL, redirects: Int)?, refusesRedirects: Bool
+        mainDocument: (request: EngineRequest, redirects: Int)?, refusesRedirects: Bool
     ) {
         for event in events {
             guard isActive(task, transfer) else { return }
             switch event {
             case .response(var response):
-                if let mainDocument, let target = redirectTarget(of: response, from: mainDocument.url) {
+                if let mainDocument, let target = redirectTarget(of: response, from: mainDocument.request.url) {
+                    if let resent = Self.resent(mainDocument.request, after: response) {
+                        // A form post answered 307/308 goes on with its body, which engines cannot load: natively,
+                        // and the page shows the URL it was posted to.
+                        unregister(task)
+                        transfer.cancel()
+                        send(resent, for: task, mainDocumentAfter: nil, mode: .follow)
+                        return
+                    }
+                    // A GET, or a post that a 301/302/303 turns into one: the engine loads it.
                     redirect(task, transfer, to: target, after: mainDocument.redirects)
                     return
                 }
@@ -337,6 +352,23 @@ public final class PackageSchemeHandler: SchemeHandler {
     private static func isRedirect(_ response: SchemeResponse) -> Bool {
         RedirectRule.redirectStatuses.contains(response.statusCode)
             && response.headers.keys.contains { $0.caseInsensitiveCompare("Location") == .orderedSame }
+    }
+
+    /// The request a redirect of `request` sends when it keeps a body (a post answered 307 or 308), else nil.
+    private static func resent(_ request: EngineRequest, after response: SchemeResponse) -> EngineRequest? {
+        guard response.statusCode == 307 || response.statusCode == 308,
+            request.method.uppercased() != "GET", request.method.uppercased() != "HEAD",
+            let location = response.headers.first(where: {
+                $0.key.caseInsensitiveCompare("Location") == .orderedSame
+            })?.value,
+            let next = try? RedirectRule.next(
+                after: RedirectHop(url: request.url, method: request.method, headers: request.headers),
+                status: response.statusCode, location: location)
+        else { return nil }
+        var resent = request
+        resent.url = next.url
+        resent.headers = next.headers
+        return resent
     }
 
     /// Where a 3xx sends the page: back on the custom scheme when the route covers the target's origin (so it is

@@ -517,8 +517,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         if let id = request.header(ReservedRequest.bodyHeader) { return id }
         // Read as the hooks write it and as `removingTag` takes it out: the item as text.
         let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
-        let item = query.split(separator: "&").first { $0.hasPrefix(bodyQueryItemPrefix) }
-        return item.map { String($0.dropFirst(bodyQueryItemPrefix.count)) }
+        let prefix = ReservedRequest.bodyQueryItemPrefix
+        let item = query.split(separator: "&").first { $0.hasPrefix(prefix) }
+        return item.map { String($0.dropFirst(prefix.count)) }
     }
 
     static func removingKey(from request: EngineRequest) -> EngineRequest {
@@ -533,22 +534,9 @@ public final class InterceptingSchemeHandler: SchemeHandler {
             $0.name.caseInsensitiveCompare(ReservedRequest.bodyHeader) == .orderedSame
                 || $0.name.caseInsensitiveCompare(ReservedRequest.redirectHeader) == .orderedSame
         }
-        if var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false),
-            let query = components.percentEncodedQuery
-        {
-            // As text: the other items go on exactly as the page wrote them (decoded and encoded again, a `%2B`
-            // would reach the server as `+`, which reads as a space).
-            let items = query.split(separator: "&", omittingEmptySubsequences: false)
-            let kept = items.filter { $0 != ReservedRequest.bodyQueryItem && !$0.hasPrefix(Self.bodyQueryItemPrefix) }
-            if kept.count != items.count {
-                components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
-                if let url = components.url { result.url = url }
-            }
-        }
+        result.url = ReservedRequest.removingBodyTag(from: request.url)
         return result
     }
-
-    private static let bodyQueryItemPrefix = ReservedRequest.bodyQueryItem + "="
 
     @Sendable static func swapToHTTPS(_ url: URL) -> URL? {
         guard let colon = url.absoluteString.firstIndex(of: ":") else { return nil }

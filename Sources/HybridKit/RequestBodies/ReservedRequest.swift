@@ -16,6 +16,20 @@ enum ReservedRequest: Equatable {
     /// Tags a request whose body waits in the store (header for XHR and fetch, query item for beacons and forms).
     static let bodyHeader = "X-Hybrid-Body"
     static let bodyQueryItem = "__hybrid_body"
+    static let bodyQueryItemPrefix = bodyQueryItem + "="
+
+    /// `url` without the body tag's query items, the rest of its query as text: the other items go on exactly as
+    /// the page wrote them (decoded and encoded again, a `%2B` would reach the server as `+`, a space once read).
+    static func removingBodyTag(from url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let query = components.percentEncodedQuery
+        else { return url }
+        let items = query.split(separator: "&", omittingEmptySubsequences: false)
+        let kept = items.filter { $0 != bodyQueryItem && !$0.hasPrefix(bodyQueryItemPrefix) }
+        guard kept.count != items.count else { return url }
+        components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
+        return components.url ?? url
+    }
     /// With a body tag: the page's fetch `redirect` mode (`manual`, `error`) when it is not `follow`.
     static let redirectHeader = "X-Hybrid-Redirect"
     static let proxyHeader = "X-Hybrid-Proxy"

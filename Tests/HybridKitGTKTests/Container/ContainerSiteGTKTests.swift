@@ -44,6 +44,24 @@ extension ContainerGTKTests {
                     }
                     router.get("api/set", use: setCookie)
                     router.post("api/set", use: setCookie)
+                    // A form's answer that redirects to a page naming the method and body length it got.
+                    router.post("form/:code") { request, context in
+                        var request = request
+                        _ = try await request.collectBody(upTo: 1 << 20)
+                        let code = context.parameters.get("code", as: Int.self) ?? 302
+                        return Response(
+                            status: HTTPResponse.Status(code: code), headers: [.location: "/landing?code=\(code)"])
+                    }
+                    let landing: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+                        var request = request
+                        let body = try await request.collectBody(upTo: 1 << 20)
+                        let title = "landing \(request.method.rawValue) \(body.readableBytes)"
+                        return Response(
+                            status: .ok, headers: [.contentType: "text/html"],
+                            body: .init(byteBuffer: ByteBuffer(string: "<!doctype html><title>\(title)</title>")))
+                    }
+                    router.get("landing", use: landing)
+                    router.post("landing", use: landing)
                 }
                 let address = servedBySite ? server.origin + "/" : "https://shop.example/"
                 let zip = work.appending(path: "shop.zip")
@@ -114,6 +132,45 @@ extension ContainerGTKTests {
             // The refusal names the fix.
             let advice = logs.messages("hybrid.bridge").filter { $0.contains("name the site instead") }
             #expect(advice.count == 1, "\(logs.messages("hybrid.bridge"))")
+        }
+
+        /// A form post answered with a redirect, the way sign-in forms end (post, redirect, get): the view ends at
+        /// the redirect's URL after a 301, 302 or 303, loaded as a GET, as in a browser (not at the posted URL with
+        /// the final page in it). A 307 or 308 sends the body again, natively, and shows the posted URL.
+        @Test(arguments: [301, 302, 303, 307, 308]) @GTKActor
+        func aFormPostThatRedirectsEndsWhereABrowserWould(code: Int) async throws {
+            let fixture = try await Fixture()
+            defer { fixture.close() }
+            let container = try HybridContainer(
+                site: fixture.site, modules: Self.modules(), factory: GTKEngineFactory())
+            defer { container.close() }
+            try await container.loadAndWait(fixture.site.url)
+            _ = try await container.evaluate(
+                """
+                (() => {
+                  const form = document.createElement('form');
+                  form.method = 'post'; form.action = '/form/\(code)?x=%2B';
+                  const field = document.createElement('input'); field.name = 'who'; field.value = 'zoë';
+                  form.appendChild(field); document.body.appendChild(form);
+                  form.requestSubmit();
+                  return true;
+                })()
+                """, as: Bool.self)
+            try await waitUntil(timeout: .seconds(20)) {
+                (try? await container.evaluate("document.title.startsWith('landing')", as: Bool.self)) == true
+            }
+            let title = try await container.evaluate("document.title", as: String.self)
+            let href = try await container.evaluate("location.href", as: String.self)
+            let history = try await container.evaluate("history.length", as: Int.self)
+            if code >= 307 {
+                #expect(title == "landing POST 12")
+                #expect(href == "hybrid://shop.example/form/\(code)?x=%2B")
+            } else {
+                #expect(title == "landing GET 0")
+                // A page the package lacks, loaded as a GET main document: at its own origin (see the test below).
+                #expect(href == "\(fixture.server.origin)/landing?code=\(code)")
+            }
+            #expect(history == 2, "the form's page and the answer")
         }
 
         @Test @GTKActor func aPageThePackageLacksLoadsAtItsOwnOriginWithNoneOfTheSiteSAccess() async throws {
