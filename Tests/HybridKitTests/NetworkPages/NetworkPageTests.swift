@@ -300,6 +300,7 @@ import Testing
         try rig.network.answer(0)
         for _ in 0..<500 where rig.engine.loadLog.count < 2 { try await Task.sleep(for: .milliseconds(2)) }
         #expect(rig.engine.loadLog == ["start process", "simulated https://news.example/a"])
+        rig.engine.currentURL = page
         replay(try #require(rig.engine.navigationDelegate), page)
         rig.container.close()
         var seen: [PageLoadEvent] = []
@@ -348,6 +349,17 @@ import Testing
             delegate.didFinishNavigation(to: page)
         }
         #expect(seen == [.started(page), .started(page), .committed(page), .finished(page)])
+    }
+
+    /// The blank document dropped before its process was up: WebKitGTK reports no event of it, and starts the
+    /// page's load naming no URL. The host hears the page's URL.
+    @Test func aPageStartNamingNoURLAfterALateBlankStartNamesThePage() async throws {
+        let (seen, page) = try await afterALateBlankStart { delegate, page in
+            delegate.didStartNavigation(to: nil)
+            delegate.didCommitNavigation(to: page)
+            delegate.didFinishNavigation(to: page)
+        }
+        #expect(seen == [.started(page), .committed(page), .finished(page)])
     }
 
     /// After the page's start, a failure is the page's own and is reported, even while the blank document may still
