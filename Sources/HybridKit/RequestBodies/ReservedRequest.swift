@@ -18,6 +18,13 @@ enum ReservedRequest: Equatable {
     static let bodyQueryItem = "__hybrid_body"
     static let bodyQueryItemPrefix = bodyQueryItem + "="
 
+    /// With a body tag: the page's fetch `redirect` mode (`manual`, `error`) when it is not `follow`.
+    static let redirectHeader = "X-Hybrid-Redirect"
+    static let proxyHeader = "X-Hybrid-Proxy"
+    static let contentTypeHeader = "X-Hybrid-Content-Type"
+    /// The page's body key: a body sent to the scheme is read only with it (see `SchemeHandler.mayReadBody`).
+    static let bodyKeyHeader = "X-Hybrid-Body-Key"
+
     /// `url` without the body tag's query items, the rest of its query as text: the other items go on exactly as
     /// the page wrote them (decoded and encoded again, a `%2B` would reach the server as `+`, a space once read).
     static func removingBodyTag(from url: URL) -> URL {
@@ -30,12 +37,6 @@ enum ReservedRequest: Equatable {
         components.percentEncodedQuery = kept.isEmpty ? nil : kept.joined(separator: "&")
         return components.url ?? url
     }
-    /// With a body tag: the page's fetch `redirect` mode (`manual`, `error`) when it is not `follow`.
-    static let redirectHeader = "X-Hybrid-Redirect"
-    static let proxyHeader = "X-Hybrid-Proxy"
-    static let contentTypeHeader = "X-Hybrid-Content-Type"
-    /// The page's body key: a body sent to the scheme is read only with it (see `SchemeHandler.mayReadBody`).
-    static let bodyKeyHeader = "X-Hybrid-Body-Key"
 
     /// nil when `url` is not under the reserved root.
     init?(url: URL, method: String) {

@@ -115,6 +115,17 @@ import Testing
         #expect(inner.requests.last?.body == Data("x".utf8))
     }
 
+    /// The rest of the query goes on byte for byte: decoded and encoded again, `%2B` would reach the server as `+`
+    /// (a space once read) and `%20` could change too. A look-alike item, or the name percent-encoded, is no tag.
+    @Test func theQueryAroundABodyTagIsKeptAsWritten() throws {
+        let handler = handler()
+        let id = try upload(Data("x".utf8), to: handler)
+        let query = "tag=c%2B%2B&&q=a%20b+c&__hybrid_bodyguard=1&__hybrid%5Fbody=no"
+        handler.start(try post("hybrid://a.test/form?\(query)&__hybrid_body=\(id)&z=%7E"))
+        #expect(inner.requests.last?.url.absoluteString == "hybrid://a.test/form?\(query)&z=%7E")
+        #expect(inner.requests.last?.body == Data("x".utf8))
+    }
+
     @Test func anotherOriginsForgedOrSpentIDsAreRefused() throws {
         let handler = handler()
         let id = try upload(Data("secret".utf8), to: handler)
