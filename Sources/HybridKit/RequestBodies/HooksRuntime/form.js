@@ -2,7 +2,7 @@
 // event when a page kept the submit event from the hooks, and HTMLFormElement.prototype.submit).
 // Part of the body of `install(win, parentPageURL)`, which hooks one realm: see core.js for how RequestHooksScript
 // joins HooksRuntime/ into one closure. Not a script on its own; it uses from the shared scope:
-//   `win`; from page.js orig, resolved, vouches; from upload.js serialize, upload, discard, crlf.
+//   `win`; from core.js P; from page.js orig, resolved, vouches; from upload.js multipart, upload, discard, crlf.
 
 // Native cannot read a form's body safely (see KEY_HEADER in core.js), so every POST form to this page's own origin
 // on the custom scheme uploads its body first, serialised as the engine would for its enctype, and an empty
@@ -92,7 +92,7 @@ function submitHooked(form, plan, entries) {
     // A task first: a submit() the page calls right after this one replaces it before anything is uploaded.
     await new Promise((resolve) => setTimeout(resolve, 0));
     if (!current()) return;
-    const { blob, type } = await formBody(entries, plan.enctype);
+    const { blob, type } = await formBody(form, entries, plan.enctype);
     const id = await upload(blob, type, undefined, () => {}, () => {});
     if (!current()) return discard(id);
     const target = new URL(plan.action, win.document.baseURI);
@@ -111,17 +111,84 @@ function submitHooked(form, plan, entries) {
   })().catch((error) => win.console.error('HybridKit: form submission failed: ' + (error && error.message || error)));
 }
 
-// A form's body as the engine encodes it for `enctype` (files by name outside multipart, as the engine does).
-async function formBody(data, enctype) {
-  if (enctype === 'multipart/form-data') return serialize(data, 'formdata');
+// A form's body as the engine encodes it for `enctype` (files by name outside multipart, as the engine does), its
+// names and values in the form's encoding.
+async function formBody(form, data, enctype) {
+  const encode = inFormEncoding(form);
+  if (enctype === 'multipart/form-data') return multipart(data, encode);
   // Line breaks as CRLF in names and values, as form submission writes them.
   const entries = [...data].map(([name, value]) => [crlf(name), crlf(typeof value === 'string' ? value : value.name)]);
   if (enctype === 'text/plain') {
-    const text = entries.map(([name, value]) => name + '=' + value + '\r\n').join('');
-    return { blob: new win.Blob([text]), type: 'text/plain' };
+    const lines = entries.map(([name, value]) => name + '=' + value + '\r\n');
+    return { blob: new win.Blob(encode ? lines.map(encode) : lines), type: 'text/plain' };
   }
-  return { blob: new win.Blob([new win.URLSearchParams(entries).toString()]),
-    type: 'application/x-www-form-urlencoded' };
+  const text = encode
+    ? entries.map(([name, value]) => formURLEncoded(encode(name)) + '=' + formURLEncoded(encode(value))).join('&')
+    : new win.URLSearchParams(entries).toString();
+  return { blob: new win.Blob([text]), type: 'application/x-www-form-urlencoded' };
+}
+
+// ---- Forms in a legacy encoding ----
+// The engine writes a form's names and values in the form's encoding (HTML's "picking an encoding for the form": the
+// first encoding `accept-charset` names, else the document's), UTF-8 on most pages. `inFormEncoding(form)` is null for
+// UTF-8, else a function that writes text as the engine would. Only the document's own encoding can be written
+// (the engine's URL parser writes it, below): a form asking for another goes as UTF-8, and the console says so.
+function inFormEncoding(form) {
+  const own = P.lower(win.document.characterSet);
+  let chosen = own;
+  const accept = win.Element.prototype.getAttribute.call(form, 'accept-charset');
+  for (const label of (accept || '').trim().split(/\s+/)) {
+    if (!label) continue;
+    try {
+      chosen = new win.TextDecoder(label).encoding;
+      break;
+    } catch (e) { /* not an encoding: the next label */ }
+  }
+  if (chosen === 'utf-8' || chosen === 'utf-16le' || chosen === 'utf-16be' || chosen === 'replacement') return null;
+  if (chosen !== own) {
+    win.console.warn('HybridKit: a form asks for ' + chosen + ' and its page is ' + own +
+      '; the request hooks write only the page\'s encoding: sent as UTF-8. Serve the page in ' + chosen +
+      ' or drop accept-charset.');
+    return null;
+  }
+  return inDocumentEncoding;
+}
+
+// `text` as bytes in the document's encoding, characters it cannot write as `&#N;` (as form submission writes
+// them): the engine's own encoder, reached through the URL parser, which writes an http URL's query in the
+// document's encoding. ASCII is the same in every encoding a form can use, so only the rest goes through it.
+const encodingAnchor = win.document.createElement('a');
+function inDocumentEncoding(text) {
+  let escaped = '';
+  for (const character of text) {
+    const code = character.codePointAt(0);
+    escaped += code < 0x80 ? '%' + (code < 0x10 ? '0' : '') + code.toString(16) : character;
+  }
+  encodingAnchor.href = 'http://encoding.invalid/?' + escaped;
+  // Percent-encoded bytes, and the digits of a `&#N;` the encoder wrote as they are.
+  const query = encodingAnchor.search.slice(1);
+  const bytes = [];
+  for (let i = 0; i < query.length; i++) {
+    if (query[i] === '%') {
+      bytes.push(parseInt(query.substr(i + 1, 2), 16));
+      i += 2;
+    } else {
+      bytes.push(query.charCodeAt(i));
+    }
+  }
+  return new Uint8Array(bytes);
+}
+
+// application/x-www-form-urlencoded's byte serializer (what URLSearchParams does to UTF-8 bytes).
+function formURLEncoded(bytes) {
+  let out = '';
+  for (const byte of bytes) {
+    const character = String.fromCharCode(byte);
+    if (/[A-Za-z0-9*\-._]/.test(character)) out += character;
+    else if (byte === 0x20) out += '+';
+    else out += '%' + (byte < 0x10 ? '0' : '') + byte.toString(16).toUpperCase();
+  }
+  return out;
 }
 
 // The submit event, watched from its first listener (capture, on window or a shadow root) to its last:

@@ -32,8 +32,10 @@ async function serialize(body, kind) {
 }
 
 // multipart/form-data as the engine writes it (WebKit cannot hand back a FormData body holding files as a
-// Blob): parts reference the Files, so nothing is copied until the upload reads a chunk.
-function multipart(form) {
+// Blob): parts reference the Files, so nothing is copied until the upload reads a chunk. Names, filenames and text
+// values go as UTF-8, or as `encode(text)` writes them (a form in a legacy encoding, see form.js).
+function multipart(form, encode) {
+  const text = encode || ((string) => string);
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   const random = new Uint8Array(16);
   win.crypto.getRandomValues(random);
@@ -44,10 +46,10 @@ function multipart(form) {
     // Names and text values with their line breaks as CRLF, as the engine's encoding writes them.
     let head = '--' + boundary + '\r\nContent-Disposition: form-data; name="' + quote(crlf(name)) + '"';
     if (typeof value === 'string') {
-      parts.push(head + '\r\n\r\n', crlf(value), '\r\n');
+      parts.push(text(head + '\r\n\r\n'), text(crlf(value)), '\r\n');
     } else {
       head += '; filename="' + quote(value.name) + '"\r\nContent-Type: ' + (value.type || 'application/octet-stream');
-      parts.push(head + '\r\n\r\n', value, '\r\n');
+      parts.push(text(head + '\r\n\r\n'), value, '\r\n');
     }
   }
   parts.push('--' + boundary + '--\r\n');
