@@ -92,6 +92,23 @@ import Testing
         try await Self.expectSameLengthAsTheEngine(lab, setup: setup)
     }
 
+    /// Forms in declarative shadow roots (parsed from the HTML, not made with attachShadow), one nested in the other,
+    /// keep their bodies: the echo sees the field, as the engine's own submission would send it.
+    @Test(arguments: [
+        "document.querySelector('#outer').shadowRoot.querySelector('#go').click()",
+        "document.querySelector('#outer').shadowRoot.querySelector('#inner').shadowRoot.querySelector('#go').click()",
+    ])
+    @GTKActor func aFormInADeclarativeShadowRootKeepsItsBody(click: String) async throws {
+        let lab = try await BodiesLab(proxy: nil)
+        defer { lab.close() }
+        for side in [BodiesLab.Side.unhooked, .bodyByID] {
+            try await lab.load(
+                lab.pageURL(side, path: "bodies/shadow.html"), ready: "document.readyState === 'complete'")
+            _ = try await lab.run("(\(click), 1)")
+            #expect(try await Self.echoedLength(lab) == Self.fieldBytes, "\(side)")
+        }
+    }
+
     @Test @GTKActor func fieldsNamedLikeTheFormsSettingsDoNotRedirectIt() async throws {
         let lab = try await BodiesLab(proxy: nil)
         defer { lab.close() }

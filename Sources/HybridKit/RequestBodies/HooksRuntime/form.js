@@ -268,16 +268,38 @@ function takeOver(form, watch) {
   submitHooked(form, plan, entries);
 }
 
-// Submit and formdata events do not leave a shadow tree: each shadow root a page makes is watched as the window is.
-// (A declarative shadow root, parsed from the HTML, is made without attachShadow and is not seen.)
+// Submit and formdata events do not leave a shadow tree: each shadow root a page makes is watched as the window is,
+// once.
 watchSubmissions(win);
+const watchedRoots = new WeakSet();
+function watchRoot(root) {
+  if (watchedRoots.has(root)) return;
+  watchedRoots.add(root);
+  watchSubmissions(root);
+}
 const attachShadow = win.Element.prototype.attachShadow;
 if (attachShadow) {
   win.Element.prototype.attachShadow = function () {
     const root = attachShadow.apply(this, arguments);
-    watchSubmissions(root);
+    watchRoot(root);
     return root;
   };
+}
+
+// A declarative shadow root (`<template shadowrootmode>`, as server-rendered components ship) is made by the parser,
+// without attachShadow: the open ones are found once the document is parsed, nested ones included. A closed one
+// cannot be reached from outside, and one a script parses later (setHTMLUnsafe) is not looked for.
+const shadowRootOf = Object.getOwnPropertyDescriptor(win.Element.prototype, 'shadowRoot').get;
+function watchDeclarativeRoots(node) {
+  for (const element of node.querySelectorAll('*')) {
+    const root = shadowRootOf.call(element);
+    if (!root) continue;
+    watchRoot(root);
+    watchDeclarativeRoots(root);
+  }
+}
+if (win.document.readyState === 'loading') {
+  win.document.addEventListener('DOMContentLoaded', () => watchDeclarativeRoots(win.document), { once: true });
 }
 
 win.HTMLFormElement.prototype.submit = function () {
