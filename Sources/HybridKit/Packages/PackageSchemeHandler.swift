@@ -351,16 +351,18 @@ public final class PackageSchemeHandler: SchemeHandler {
 
     private static func isRedirect(_ response: SchemeResponse) -> Bool {
         RedirectRule.redirectStatuses.contains(response.statusCode)
-            && response.headers.keys.contains { $0.caseInsensitiveCompare("Location") == .orderedSame }
+            && location(of: response) != nil
+    }
+
+    private static func location(of response: SchemeResponse) -> String? {
+        response.headers.first { $0.key.caseInsensitiveCompare("Location") == .orderedSame }?.value
     }
 
     /// The request a redirect of `request` sends when it keeps a body (a post answered 307 or 308), else nil.
     private static func resent(_ request: EngineRequest, after response: SchemeResponse) -> EngineRequest? {
         guard response.statusCode == 307 || response.statusCode == 308,
             request.method.uppercased() != "GET", request.method.uppercased() != "HEAD",
-            let location = response.headers.first(where: {
-                $0.key.caseInsensitiveCompare("Location") == .orderedSame
-            })?.value,
+            let location = Self.location(of: response),
             let next = try? RedirectRule.next(
                 after: RedirectHop(url: request.url, method: request.method, headers: request.headers),
                 status: response.statusCode, location: location)
@@ -375,9 +377,7 @@ public final class PackageSchemeHandler: SchemeHandler {
     /// served from a package when one has it), else the http(s) URL itself, which the engine loads natively.
     private func redirectTarget(of response: SchemeResponse, from url: URL) -> URL? {
         guard [301, 302, 303, 307, 308].contains(response.statusCode),
-            let location = response.headers.first(where: {
-                $0.key.caseInsensitiveCompare("Location") == .orderedSame
-            })?.value,
+            let location = Self.location(of: response),
             let absolute = URL(string: location, relativeTo: url)?.absoluteURL,
             let scheme = absolute.scheme?.lowercased(), scheme == "http" || scheme == "https"
         else { return nil }  // Not a redirect the page could follow: shown as the server sent it.

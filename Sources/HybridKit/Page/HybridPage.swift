@@ -80,11 +80,10 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     public func didStartNavigation(to url: URL?) {
         if warmingUp { return }
-        guard blankMayStillEnd else { return delegate?.didStartNavigation(to: url) ?? () }
-        pageStartedPastBlank = true
+        if blankMayStillEnd { pageStartedPastBlank = true }
         // WebKitGTK names no URL for the page's load when it dropped a blank start page whose process was not up
         // yet: the view's URL is the page's by then.
-        delegate?.didStartNavigation(to: url ?? engine.url)
+        delegate?.didStartNavigation(to: url ?? (blankMayStillEnd ? engine.url : nil))
     }
 
     public func didCommitNavigation(to url: URL?) {

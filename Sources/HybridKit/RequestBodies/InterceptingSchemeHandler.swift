@@ -514,12 +514,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     }
 
     static func bodyTag(of request: EngineRequest) -> String? {
-        if let id = request.header(ReservedRequest.bodyHeader) { return id }
-        // Read as the hooks write it and as `removingTag` takes it out: the item as text.
-        let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
-        let prefix = ReservedRequest.bodyQueryItemPrefix
-        let item = query.split(separator: "&").first { $0.hasPrefix(prefix) }
-        return item.map { String($0.dropFirst(prefix.count)) }
+        request.header(ReservedRequest.bodyHeader) ?? ReservedRequest.bodyTag(in: request.url)
     }
 
     static func removingKey(from request: EngineRequest) -> EngineRequest {

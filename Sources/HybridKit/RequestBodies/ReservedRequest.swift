@@ -25,6 +25,14 @@ enum ReservedRequest: Equatable {
     /// The page's body key: a body sent to the scheme is read only with it (see `SchemeHandler.mayReadBody`).
     static let bodyKeyHeader = "X-Hybrid-Body-Key"
 
+    /// The body id a `url` names in its query, read as the hooks write it and as `removingBodyTag` takes it out: the
+    /// item as text.
+    static func bodyTag(in url: URL) -> String? {
+        let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+        let item = query.split(separator: "&").first { $0.hasPrefix(bodyQueryItemPrefix) }
+        return item.map { String($0.dropFirst(bodyQueryItemPrefix.count)) }
+    }
+
     /// `url` without the body tag's query items, the rest of its query as text: the other items go on exactly as
     /// the page wrote them (decoded and encoded again, a `%2B` would reach the server as `+`, a space once read).
     static func removingBodyTag(from url: URL) -> URL {

@@ -63,17 +63,13 @@ function withoutBodyTag(search) {
 // spent body (that request would be refused). The engine then reloads the answer with a GET of that URL, as it
 // reloads any form's answer.
 (() => {
-  if (!intercepted) return;
-  const hash = href.indexOf('#');
-  const url = hash < 0 ? href : href.slice(0, hash);
-  const question = url.indexOf('?');
-  if (question < 0) return;
-  const search = url.slice(question);
-  const stripped = withoutBodyTag(search);
-  if (stripped === search) return;
+  if (!intercepted || href.indexOf('?') < 0) return;
   try {
-    const fragment = hash < 0 ? '' : href.slice(hash);
-    win.history.replaceState(win.history.state, '', url.slice(0, question) + stripped + fragment);
+    const url = new P.URL(href);
+    const stripped = withoutBodyTag(url.search);
+    if (stripped === url.search) return;
+    url.search = stripped;
+    win.history.replaceState(win.history.state, '', url.href);
   } catch (e) {
     win.console.warn('HybridKit: the form answer\'s URL keeps its body tag: ' + (e && e.message || e));
   }
