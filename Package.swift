@@ -319,8 +319,8 @@ let package = Package(
         .testTarget(
             name: "HybridNetworkTests",
             dependencies: [
-                // HybridTestSupport: raw connections to the body channel's listener.
-                "HybridNetwork", "HybridKit", "HybridTestSupport",
+                // HybridTestSupport: raw connections to the body channel's listener; HybridKitTesting: hops.
+                "HybridNetwork", "HybridKit", "HybridKitTesting", "HybridTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),

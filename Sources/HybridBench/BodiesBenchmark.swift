@@ -369,7 +369,7 @@ public enum BodiesBenchmark {
 
 /// The anchors' transfer: the page posts the whole body as one base64 string; native decodes it and POSTs the
 /// bytes itself, then replies with the length the server saw.
-final class Base64Poster: ScriptMessageHandler, @unchecked Sendable {
+final class Base64Poster: ScriptMessageHandler {
     private let port: Int
 
     init(port: Int) { self.port = port }

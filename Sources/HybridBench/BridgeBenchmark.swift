@@ -59,8 +59,7 @@ public enum BridgeBenchmark {
     }
 
     /// The baseline: answer a page's message with one evaluation, doing nothing else.
-    final class BareEcho: ScriptMessageHandler, @unchecked Sendable {
-        // Set once before the page loads; used on the engine's executor.
+    final class BareEcho: ScriptMessageHandler {
         weak var engine: (any WebEngine)?
         let arrivals = ArrivalLog()
         private let encoder = JSONEncoder()

@@ -44,7 +44,7 @@ public enum ContainerBenchmark {
         let factory = GTKEngineFactory()
         let pool = WebViewPool(factory: factory, configuration: PoolConfiguration(warmCount: 1, capacity: 1))
         try await pool.prewarm()
-        defer { Task { await pool.drain() } }
+        defer { Task { pool.drain() } }
 
         let painted = PageDoneSignal()
         let configuration = ContainerConfiguration(
@@ -103,7 +103,7 @@ public enum ContainerBenchmark {
     @GTKActor
     static func waitForIdle(_ pool: WebViewPool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
-        while await pool.idleCount == 0 {
+        while pool.idleCount == 0 {
             guard ContinuousClock.now < deadline else { throw BenchError.pageFailed("the pooled view was not reset") }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -122,7 +122,7 @@ public enum ContainerBenchmark {
         try await idle.prewarm()
         try await Task.sleep(for: .milliseconds(500))
         let withIdle = ProcessMemory.proportionalWithChildren()
-        await idle.drain()
+        idle.drain()
         try await Task.sleep(for: .milliseconds(500))
 
         let middle = ProcessMemory.proportionalWithChildren()

@@ -88,7 +88,7 @@ public enum FirstScreenBenchmark {
         let factory = GTKEngineFactory()
         let pool = WebViewPool(factory: factory, configuration: PoolConfiguration(warmCount: 1, capacity: 1))
         try await pool.prewarm()
-        defer { Task { await pool.drain() } }
+        defer { Task { pool.drain() } }
         let signal = PageDoneSignal()
         let prefetcher = try rig.prefetcher()
         let networkPages = try rig.networkPages()
@@ -325,7 +325,7 @@ public enum FirstScreenBenchmark {
         }
 
         /// Notes the container made now, and its first commit when the engine reports it.
-        func follow(_ container: HybridContainer) {
+        @EngineActor func follow(_ container: HybridContainer) {
             note("made")
             let events = container.loadEvents()
             Task { [self] in

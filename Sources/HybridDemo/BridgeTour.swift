@@ -92,7 +92,7 @@ public enum BridgeTour {
         while view.title != earlyCallQueuedTitle, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        await page.bridge.markReady()
+        page.bridge.markReady()
         let end = await recorder.waitUntilFinished(timeout: timeout)
         var image: Data?
         if screenshot {

@@ -133,7 +133,7 @@ enum ContainerTour {
         let pages = try tourPages()
         let pool = WebViewPool(factory: GTKEngineFactory(), configuration: PoolConfiguration(warmCount: 1, capacity: 1))
         try await pool.prewarm()
-        defer { Task { await pool.drain() } }
+        defer { Task { pool.drain() } }
         let blank = try url("app://demo/test/blank.html")
 
         let first = try HybridContainer(configuration: ContainerConfiguration(features: [pages]), pool: pool)
@@ -148,7 +148,7 @@ enum ContainerTour {
         _ = try await first.engine.evaluateJavaScript(
             "sessionStorage.setItem('left', 'behind'); window.leftBehind = 1; history.pushState({}, '', '#2'); true")
         first.close()
-        guard await TourWait.until({ await pool.idleCount == 1 }) else { throw Failure.timedOut("the pool's reset") }
+        guard await TourWait.until({ pool.idleCount == 1 }) else { throw Failure.timedOut("the pool's reset") }
 
         let second = try HybridContainer(configuration: ContainerConfiguration(features: [pages]), pool: pool)
         let secondEvents = PageEvents()

@@ -3,8 +3,8 @@ import Foundation
 import HybridKit
 
 /// What a page and its container tell the host: posts to a host message handler, navigations, recoveries.
-/// The demo and the integration tests listen with it. Touched on the engine's executor only.
-public final class PageEvents: ScriptMessageHandler, PageRecoveryDelegate, NavigationDelegate, @unchecked Sendable {
+/// The demo and the integration tests listen with it, on the engine's actor.
+public final class PageEvents: ScriptMessageHandler, PageRecoveryDelegate, NavigationDelegate {
     public private(set) var posts: [String] = []
     public private(set) var reports: [RecoveryReport] = []
     public private(set) var gaveUp: [Int] = []

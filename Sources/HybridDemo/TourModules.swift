@@ -89,7 +89,7 @@ enum TourModules {
                     // A sync method runs on the bridge's executor: the events it emits and its own result
                     // leave in the same batch, at the end of this job. The bridge's counters say whether they
                     // did: read them before, and again in the next job on that executor.
-                    let before = try bridge.assumeIsolated { bridge in
+                    let before = try EngineActor.assumeIsolated {
                         let before = bridge.stats
                         for n in 0..<count.count { try bridge.emit("tick", Tick(n: n)) }
                         return before
@@ -99,7 +99,7 @@ enum TourModules {
                     // global pool), in the first job after this one — the one whose end sends the batch.
                     // (Explicitly urgent: a task made outside any task may land in the loop's background lane.)
                     Task(priority: .userInitiated) { @GTKActor in
-                        let after = await bridge.stats
+                        let after = bridge.stats
                         page[LastTickBatch.self] = TickBatch(emitted: count.count, before: before, after: after)
                     }
                     return count.count

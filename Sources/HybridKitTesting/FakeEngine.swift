@@ -2,15 +2,12 @@ import Foundation
 import HybridKit
 import Synchronization
 
-/// A `WebEngine` that runs on the main actor, loads nothing and records what it is asked, for unit tests of
-/// code written against the port (containers, pages, bridges, features) without a real engine.
-///
-/// Every requirement is called on the main actor, as the port demands of ``executor``; the conformance is
-/// `@preconcurrency`, so the compiler checks that where a nonisolated caller enters one. Tests read what the core
-/// did through the recorded properties and play the page's part with ``deliver(_:reply:)``.
-@MainActor
-public final class FakeEngine: @preconcurrency WebEngine {
-    public nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
+/// A `WebEngine` on the engine's actor (`EngineActor`: the main actor on Apple platforms) that loads nothing and
+/// records what it is asked, for unit tests of code written against the port (containers, pages, bridges,
+/// features) without a real engine. Tests read what the core did through the recorded properties and play the
+/// page's part with ``deliver(_:reply:)``.
+@EngineActor
+public final class FakeEngine: WebEngine {
 
     /// User scripts in the order they were added (removals take the first equal one, as the port says).
     public var userScripts: [UserScript] = []
@@ -30,7 +27,7 @@ public final class FakeEngine: @preconcurrency WebEngine {
     public var loadLog: [String] = []
     /// Answers scripts when set (nil result: `undefined`; a throw: a JavaScript error). Unset, every script
     /// evaluates to `undefined`.
-    public var evaluationResult: (@MainActor (String) throws(EngineError) -> String?)?
+    public var evaluationResult: (@EngineActor (String) throws(EngineError) -> String?)?
     public var closed = false
     public var clearedData: [WebsiteDataTypes] = []
     /// The one cookie store this engine has, as real engines keep one per view (or per context).
@@ -102,7 +99,7 @@ public final class FakeEngine: @preconcurrency WebEngine {
     /// Every page function called with arguments, with or without its result, oldest first.
     public var functionCalls: [FunctionCall] = []
     /// Answers function calls when set, as ``evaluationResult`` answers scripts; unset, they return `undefined`.
-    public var functionCallResult: (@MainActor (FunctionCall) throws(EngineError) -> String?)?
+    public var functionCallResult: (@EngineActor (FunctionCall) throws(EngineError) -> String?)?
     public func callAsyncJavaScript(_ body: String, arguments: [String: JavaScriptArgument])
         async throws(EngineError) -> String?
     {
@@ -157,7 +154,7 @@ public final class FakeEngine: @preconcurrency WebEngine {
     public func close() { closed = true }
     public nonisolated func clearWebsiteData(_ types: WebsiteDataTypes, modifiedSince: Date?) async throws(EngineError)
     {
-        await MainActor.run { clearedData.append(types) }
+        await EngineActor.run { clearedData.append(types) }
     }
     /// The fake keeps no history, so pools never reuse a view that navigated.
     public func historySnapshot() -> Data? { nil }

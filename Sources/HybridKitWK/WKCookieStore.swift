@@ -83,9 +83,9 @@ final class WKCookieStore: NSObject, EngineCookieStore {
         await store.deleteCookie(httpCookie)
     }
 
-    nonisolated func observeChanges(_ observer: @escaping @Sendable () -> Void) {
+    func observeChanges(_ observer: @escaping @Sendable () -> Void) {
         // A closed engine's store is no longer registered with WebKit: nothing would ever call it.
-        onMain { if self.attached { self.observers.append(observer) } }
+        if attached { observers.append(observer) }
     }
 
     fileprivate func storeDidChange() {

@@ -193,9 +193,7 @@ final class WKScriptDialogReply: ScriptDialogReply {
 
     init(_ resume: @escaping @Sendable (ScriptDialogAnswer) -> Void) { self.resume = resume }
 
-    nonisolated func answer(_ answer: ScriptDialogAnswer) {
-        onMain { self.settle(answer) }
-    }
+    func answer(_ answer: ScriptDialogAnswer) { settle(answer) }
 
     private func settle(_ answer: ScriptDialogAnswer) {
         let resume = self.resume

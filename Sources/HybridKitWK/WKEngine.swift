@@ -25,11 +25,10 @@ import WebKit
 /// - ``close()`` cannot release the WKWebView (``webView`` stays readable); it stops loads and scheme tasks,
 ///   unregisters everything and blanks the page, and the view goes when the engine is released.
 ///
-/// Its requirements are main-actor isolated: the conformance is `@preconcurrency`, so the compiler checks the main
-/// actor's executor where a nonisolated caller enters one (SE-0423) and traps off it. A `@MainActor` conformance
-/// (SE-0470) needs a port that is not `Sendable`.
+/// Its requirements are main-actor isolated, as the port's are (`EngineActor` is the main actor here): the
+/// compiler checks every call.
 @MainActor
-public final class WKEngine: NSObject, @preconcurrency WebEngine {
+public final class WKEngine: NSObject, WebEngine {
     public let webView: WKWebView
     private var schemeBridges: [String: SchemeHandlerBridge] = [:]
     // The engine owns its handlers; the bridges the configuration retains hold them weakly (see
@@ -112,8 +111,6 @@ public final class WKEngine: NSObject, @preconcurrency WebEngine {
             schemeBridges[scheme.lowercased()]?.handler = handler
         }
     }
-
-    public nonisolated var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
 
     // MARK: Loading
 
@@ -467,28 +464,17 @@ enum JSONText {
     }
 }
 
-/// Runs `body` on the main actor: inline when already there, else queued on the main queue, which keeps the
-/// order of calls made from one thread. The port says callers are on the engine's executor (the main actor);
-/// this keeps one that is not from crashing the app or reordering a scheme task's calls.
-func onMain(_ body: @escaping @MainActor @Sendable () -> Void) {
-    if MainQueue.isCurrent {
-        MainActor.assumeIsolated(body)
-    } else {
-        DispatchQueue.main.async { MainActor.assumeIsolated(body) }
+#if os(Linux)
+/// The stand-in's main queue: its main actor is the engine thread.
+typealias MainQueue = StandInMainQueue
+#else
+/// The main queue, the main actor's executor.
+enum MainQueue {
+    static func async(_ body: @escaping @MainActor @Sendable () -> Void) {
+        DispatchQueue.main.async { body() }
     }
 }
-
-/// Whether the caller runs on the main queue, the main actor's executor. Not `Thread.isMainThread`: where the
-/// process parks its main thread in `dispatch_main` (Linux), the main queue is drained on another thread.
-enum MainQueue {
-    private static let key: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
-
-    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
-}
+#endif
 
 #if os(Linux)
 enum PlatformImage {

@@ -70,15 +70,8 @@ public struct WKEngineFactory: WebEngineFactory {
         self.makeConfiguration = makeConfiguration
     }
 
-    public var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
-
-    /// Called on the main actor (the factory's executor), as the port requires.
-    public func makeEngine() throws(EngineError) -> any WebEngine {
-        let result = MainActor.assumeIsolated { () -> Result<WKEngine, EngineError> in
-            do throws(EngineError) { return .success(try makeWKEngine()) } catch { return .failure(error) }
-        }
-        return try result.get()
-    }
+    @MainActor
+    public func makeEngine() throws(EngineError) -> any WebEngine { try makeWKEngine() }
 
     /// A new engine with its type: give it to `HybridContainer(configuration:engine:)` and show its
     /// `webView` (a `WKWebView`) yourself, with no downcast of `HybridContainer.engine`.

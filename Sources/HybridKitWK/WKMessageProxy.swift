@@ -67,9 +67,9 @@ final class WKMessageReply: ScriptMessageReply {
         self.replyHandler = replyHandler
     }
 
-    nonisolated func resolve(json: String) { onMain { self.settle(json: json, error: nil) } }
+    func resolve(json: String) { settle(json: json, error: nil) }
 
-    nonisolated func reject(message: String) { onMain { self.settle(json: nil, error: message) } }
+    func reject(message: String) { settle(json: nil, error: message) }
 
     private func settle(json: String?, error: String?) {
         guard let handler = replyHandler else { return }

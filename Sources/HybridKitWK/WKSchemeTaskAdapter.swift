@@ -51,9 +51,7 @@ final class SchemeHandlerBridge: NSObject, WKURLSchemeHandler {
         let body = BodyStreamHandOff(stream)
         DispatchQueue.global(qos: .userInitiated).async {
             let data = body.readAll(limit: limit)
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { self.bodyRead(key, request: request, body: data, limit: limit) }
-            }
+            MainQueue.async { self.bodyRead(key, request: request, body: data, limit: limit) }
         }
     }
 
@@ -142,15 +140,10 @@ final class WKSchemeTaskAdapter: SchemeTask {
         self.init(task: task, request: request, handler: handler, onEnd: onEnd)
     }
 
-    nonisolated func respond(_ response: SchemeResponse) { onMain { self.respondOnMain(response) } }
-    nonisolated func send(_ data: Data) { onMain { self.sendOnMain(data) } }
-    nonisolated func finish() { onMain { self.finishOnMain() } }
-    nonisolated func fail(_ error: SchemeTaskError) { onMain { self.failOnMain(error) } }
-
     /// Whether the task was still open; from now on every call is dropped.
     func markStopped() -> Bool { order.stop() }
 
-    private func respondOnMain(_ response: SchemeResponse) {
+    func respond(_ response: SchemeResponse) {
         guard admit(.respond) else { return }
         guard
             let http = HTTPURLResponse(
@@ -165,12 +158,12 @@ final class WKSchemeTaskAdapter: SchemeTask {
         task.didReceive(http)
     }
 
-    private func sendOnMain(_ data: Data) {
+    func send(_ data: Data) {
         guard admit(.send) else { return }
         task.didReceive(data)
     }
 
-    private func finishOnMain() {
+    func finish() {
         if let violation = order.admit(.finish) {
             record(violation)
             guard violation == .finishWithoutResponse else { return }
@@ -184,7 +177,7 @@ final class WKSchemeTaskAdapter: SchemeTask {
         onEnd()
     }
 
-    private func failOnMain(_ error: SchemeTaskError) {
+    func fail(_ error: SchemeTaskError) {
         guard admit(.fail) else { return }
         task.didFailWithError(Self.nsError(error))
         onEnd()

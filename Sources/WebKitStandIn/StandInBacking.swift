@@ -7,15 +7,15 @@ import HybridKit
 
 /// One stand-in view's engine and the two lanes between it and the main actor.
 ///
-/// The engine lives on its own executor (GTK's thread): every call goes through `lane`, every event comes
-/// back through `main`. Navigation policy is the one place the engine waits for the main actor (the port asks
-/// for a decision synchronously); nothing on the main actor ever waits for the engine, so the two cannot
-/// deadlock.
-final class StandInBacking: @unchecked Sendable {
+/// The engine runs on the engine thread, which is the stand-in's main thread too: every call still goes through
+/// `lane` and every event comes back through `main`, each a turn later, as WebKit's two processes talk by
+/// messages. Navigation policy is the one place the engine needs an answer in the same turn (the port asks for a
+/// decision synchronously); nothing waits for another thread, so nothing can deadlock.
+@EngineActor
+final class StandInBacking {
     let lane: EngineLane
-    let main = MainLane()
-    @MainActor weak var view: WKWebView?
-    // Touched on the engine's executor only.
+    let main = EngineLane()
+    weak var view: WKWebView?
     private var engine: (any WebEngine)?
     private var closed = false
     // The engine holds its delegates weakly and its handlers strongly; these hold the backing weakly.
@@ -25,7 +25,7 @@ final class StandInBacking: @unchecked Sendable {
     private var schemeRelays: [SchemeRelay] = []
 
     init(backend: WKStandInBackend, settings: WebViewSettings, schemes: [String], store: WKStandInDataStoreID) {
-        lane = EngineLane(executor: backend.executor())
+        lane = EngineLane()
         navigationRelay.backing = self
         uiRelay.backing = self
         messageRelay.backing = self
@@ -46,7 +46,8 @@ final class StandInBacking: @unchecked Sendable {
 
     /// Runs `body` with the engine on its executor, after every call posted before it.
     func perform(
-        _ body: @escaping @Sendable (any WebEngine) -> Void, orElse: @escaping @Sendable () -> Void = {}
+        _ body: @escaping @EngineActor @Sendable (any WebEngine) -> Void,
+        orElse: @escaping @EngineActor @Sendable () -> Void = {}
     ) {
         lane.post { [self] in
             if let engine, !closed { body(engine) } else { orElse() }
@@ -67,30 +68,28 @@ final class StandInBacking: @unchecked Sendable {
             historyLength: withHistory ? engine.historyLength : nil)
     }
 
-    /// Asks the main actor for an answer while the engine waits (navigation policy). Falls back to `fallback`
-    /// when the view is gone or does not answer within ten seconds (WebKit would wait; a test would hang).
+    /// Asks the view for an answer while the engine waits (navigation policy). WebKit's UI process and the engine
+    /// share the engine thread here, so the view answers in this turn or not at all: the adapter decides
+    /// synchronously. A view that is gone or keeps its decision handler gets `fallback`, said on standard error
+    /// (WebKit would wait; a test would hang).
     func ask<Answer: Sendable>(
         fallback: Answer,
-        _ body: @escaping @MainActor @Sendable (WKWebView, @escaping @Sendable (Answer) -> Void) -> Void
+        _ body: @MainActor (WKWebView, @escaping @Sendable (Answer) -> Void) -> Void
     ) -> Answer {
         let box = Locked<Answer?>(nil)
-        let done = DispatchSemaphore(value: 0)
         let answer: @Sendable (Answer) -> Void = { value in
-            let first = box.withLock { slot in
-                guard slot == nil else { return false }
-                slot = value
-                return true
-            }
-            if first { done.signal() }
+            box.withLock { slot in if slot == nil { slot = value } }
         }
-        main.post { [self] in
-            if let view { body(view, answer) } else { answer(fallback) }
+        if let view { body(view, answer) }
+        guard let given = box.withLock({ $0 }) else {
+            FileHandle.standardError.write(
+                Data("WebKitStandIn: no policy decision in the same turn; using \(fallback)\n".utf8))
+            return fallback
         }
-        guard done.wait(timeout: .now() + 10) == .success else { return fallback }
-        return box.withLock { $0 } ?? fallback
+        return given
     }
 
-    /// Re-reads url, title and history on the engine's executor, for the view's synchronous properties.
+    /// Re-reads url, title and history on the engine's actor, for the view's synchronous properties.
     func refreshState() {
         perform { [weak self] _ in
             guard let self else { return }
@@ -108,7 +107,7 @@ final class StandInBacking: @unchecked Sendable {
     }
 }
 
-final class NavigationRelay: NavigationDelegate, @unchecked Sendable {
+final class NavigationRelay: NavigationDelegate {
     weak var backing: StandInBacking?
 
     func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy {
@@ -142,7 +141,8 @@ final class NavigationRelay: NavigationDelegate, @unchecked Sendable {
         case .committed, .finished:
             backing.refreshState()
             for delay in [0.1, 0.5, 2.0] {
-                DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak backing] in
+                Task { [weak backing] in
+                    try? await Task.sleep(for: .seconds(delay))
                     backing?.refreshState()
                 }
             }
@@ -151,7 +151,7 @@ final class NavigationRelay: NavigationDelegate, @unchecked Sendable {
     }
 }
 
-final class UIRelay: EngineUIDelegate, @unchecked Sendable {
+final class UIRelay: EngineUIDelegate {
     weak var backing: StandInBacking?
 
     func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
@@ -170,7 +170,7 @@ final class UIRelay: EngineUIDelegate, @unchecked Sendable {
     }
 }
 
-final class MessageRelay: ScriptMessageHandler, @unchecked Sendable {
+final class MessageRelay: ScriptMessageHandler {
     weak var backing: StandInBacking?
 
     func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
@@ -180,7 +180,7 @@ final class MessageRelay: ScriptMessageHandler, @unchecked Sendable {
     }
 }
 
-final class SchemeRelay: SchemeHandler, @unchecked Sendable {
+final class SchemeRelay: SchemeHandler {
     let scheme: String
     weak var backing: StandInBacking?
 

@@ -13,39 +13,33 @@ import HybridKit
 
 /// Where the stand-in's web views get their engine.
 public struct WKStandInBackend: Sendable {
-    /// The executor every call into the engine runs on (GTK's thread for WebKitGTK).
-    public let executor: @Sendable () -> UnownedSerialExecutor
-    /// Makes one engine; called on `executor`, with the settings the WKWebViewConfiguration asked for and the
+    /// Makes one engine, on the engine's actor, with the settings the WKWebViewConfiguration asked for and the
     /// website data store the view uses. Engines of one store must share its website data (cookies above all)
     /// and engines of different stores must not, as WebKit's network sessions do.
-    public let makeEngineInStore: @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
+    public let makeEngineInStore:
+        @EngineActor @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
 
     public init(
-        executor: @escaping @Sendable () -> UnownedSerialExecutor,
         makeEngineInStore:
-            @escaping @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) -> any WebEngine
+            @escaping @EngineActor @Sendable (WebViewSettings, WKStandInDataStoreID) throws(EngineError) ->
+            any WebEngine
     ) {
-        self.executor = executor
         self.makeEngineInStore = makeEngineInStore
     }
 
     /// A backend with one store for every view (WebKitGTK's one web context): `nonPersistent()` and identified
     /// stores are not separated from `default()` with it.
-    public init(
-        executor: @escaping @Sendable () -> UnownedSerialExecutor,
-        makeEngine: @escaping @Sendable (WebViewSettings) throws(EngineError) -> any WebEngine
-    ) {
-        self.init(
-            executor: executor, makeEngineInStore: { settings, _ throws(EngineError) in try makeEngine(settings) })
+    public init(makeEngine: @escaping @EngineActor @Sendable (WebViewSettings) throws(EngineError) -> any WebEngine) {
+        self.init(makeEngineInStore: { settings, _ throws(EngineError) in try makeEngine(settings) })
     }
 }
 
 extension WKStandInBackend {
     /// Backs the stand-in with any port factory (`GTKEngineFactory()` on this machine). The factory makes every
     /// engine with its own configuration: a WKWebViewConfiguration's settings are not passed on (use
-    /// ``init(executor:makeEngine:)`` with a settings-aware closure for that).
+    /// ``init(makeEngine:)`` with a settings-aware closure for that).
     public init(factory: any WebEngineFactory) {
-        self.init(executor: { factory.executor }, makeEngine: { _ throws(EngineError) in try factory.makeEngine() })
+        self.init(makeEngine: { _ throws(EngineError) in try factory.makeEngine() })
     }
 }
 
@@ -92,50 +86,53 @@ final class CompletionCheck: Sendable {
 }
 
 /// WebKit asserts the main thread in its UI-process API; Swift's isolation checking covers only code that
-/// went through the type checker, so the stand-in checks at run time too.
+/// went through the type checker, so the stand-in checks at run time too. Its main thread is the engine thread
+/// (see `MainActor` below).
 func requireMainThread(_ api: String) {
-    // The main queue, not `Thread.isMainThread`: under `dispatch_main` (Linux) the main queue, the main actor's
-    // executor, is drained on another thread.
-    guard MainQueue.isCurrent else {
+    guard EngineThread.shared.isCurrent else {
         fatalError("\(api) must be called on the main thread (WebKit's UI-process API)")
     }
 }
 
-enum MainQueue {
-    private static let key: DispatchSpecificKey<Bool> = {
-        let key = DispatchSpecificKey<Bool>()
-        DispatchQueue.main.setSpecific(key: key, value: true)
-        return key
-    }()
+/// WebKit's main actor, here: the engine's actor.
+///
+/// On Apple platforms WKWebView and the core's engine actor are both the main actor. On Linux no engine runs on
+/// the main thread, and the core's engine actor is a thread of its own (``EngineActor``), which the engine behind
+/// the stand-in (WebKitGTK) runs on. This name shadows Swift's `MainActor` in the stand-in and in code that
+/// imports it (HybridKitWK on Linux, its tests), so the adapter's `@MainActor` source is the source an Apple build
+/// compiles, and its isolation is checked against the same actor the core is isolated to.
+public typealias MainActor = EngineActor
 
-    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+/// WebKit's main queue, here: what the adapter reaches through `DispatchQueue.main` on Apple platforms. Bodies
+/// run on the stand-in's main actor (the engine thread) in the order they were queued.
+public enum StandInMainQueue {
+    private static let lane = EngineLane()
+
+    public static func async(_ body: @escaping @MainActor @Sendable () -> Void) { lane.post(body) }
 }
 
-/// Runs closures one after another, in the order they were posted, on an executor — never inline.
-/// Task enqueue order is not a FIFO guarantee, so each lane keeps its own queue.
+/// Runs closures one after another, in the order they were posted, on the engine's actor — never inline, as
+/// WebKit's two processes hear each other a message later. Task enqueue order is not a FIFO guarantee, so each
+/// lane keeps its own queue.
 final class EngineLane: @unchecked Sendable {
     // `jobs` and `scheduled` under `lock`.
     private let lock = NSLock()
-    private var jobs: [@Sendable () -> Void] = []
+    private var jobs: [@EngineActor @Sendable () -> Void] = []
     private var scheduled = false
-    private let hop: EngineExecutorHop
 
-    init(executor: UnownedSerialExecutor) { hop = EngineExecutorHop(executor: executor) }
-
-    func post(_ job: @escaping @Sendable () -> Void) {
+    func post(_ job: @escaping @EngineActor @Sendable () -> Void) {
         let start = lock.withLock {
             jobs.append(job)
             defer { scheduled = true }
             return !scheduled
         }
         guard start else { return }
-        let hop = hop
-        Task { await hop.run { self.drain() } }
+        Task { @EngineActor in self.drain() }
     }
 
-    private func drain() {
+    @EngineActor private func drain() {
         while true {
-            let batch: [@Sendable () -> Void] = lock.withLock {
+            let batch: [@EngineActor @Sendable () -> Void] = lock.withLock {
                 let batch = jobs
                 jobs = []
                 if batch.isEmpty { scheduled = false }
@@ -147,37 +144,7 @@ final class EngineLane: @unchecked Sendable {
     }
 }
 
-/// The same for the main actor (the WebKit side).
-final class MainLane: @unchecked Sendable {
-    private let lock = NSLock()
-    private var jobs: [@MainActor @Sendable () -> Void] = []
-    private var scheduled = false
-
-    func post(_ job: @escaping @MainActor @Sendable () -> Void) {
-        let start = lock.withLock {
-            jobs.append(job)
-            defer { scheduled = true }
-            return !scheduled
-        }
-        guard start else { return }
-        Task { @MainActor in self.drain() }
-    }
-
-    @MainActor private func drain() {
-        while true {
-            let batch: [@MainActor @Sendable () -> Void] = lock.withLock {
-                let batch = jobs
-                jobs = []
-                if batch.isEmpty { scheduled = false }
-                return batch
-            }
-            if batch.isEmpty { return }
-            for job in batch { job() }
-        }
-    }
-}
-
-/// A value guarded by a lock, for the few places the two threads meet.
+/// A value guarded by a lock, for the few places another thread meets the engine's.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -44,7 +44,7 @@ import HybridKit
         self.configuration.websiteDataStore.attach(self)
     }
 
-    deinit { backing?.close() }
+    isolated deinit { backing?.close() }
 
     /// The schemes WebKit loads itself; registering a handler for one raises an exception.
     public class func handlesURLScheme(_ urlScheme: String) -> Bool {
@@ -134,7 +134,7 @@ import HybridKit
         // WebKit answers a snapshot of an empty rectangle (a view made at .zero and never laid out) with no
         // image and WKErrorUnknown.
         if frame.isEmpty {
-            let main = backing?.main ?? MainLane()
+            let main = backing?.main ?? EngineLane()
             main.post { completionHandler(nil, Self.error(code: 1, "the view's bounds are empty")) }
             return
         }
@@ -575,7 +575,7 @@ final class StandInBodyStream: InputStream, @unchecked Sendable {
     var readOnMainThread: Bool { mainThreadReads.withLock { $0 } > 0 }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        if MainQueue.isCurrent {
+        if EngineThread.shared.isCurrent {
             let first = mainThreadReads.withLock { count in
                 count += 1
                 return count == 1

@@ -153,7 +153,7 @@ public enum WKStandInDataStoreID: Hashable, Sendable, CustomStringConvertible {
         let cookies: [EngineCookie] = await withCheckedContinuation { continuation in
             backing.perform(
                 { engine in
-                    // The store is read on the engine's executor; its async calls hop by themselves.
+                    // The store is read on the engine's actor; its async calls hop by themselves.
                     let store = engine.cookieStore
                     Task {
                         let cookies = (try? await store.cookies(for: nil)) ?? []

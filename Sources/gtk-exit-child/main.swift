@@ -1,7 +1,9 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 // Helper for the exit-status test: a minimal app that starts the headless runtime, asks a page for a value,
 // prints it and exits 0. Its exit status and output must be its own, run after run. With `--shut-down` it stops
-// the runtime first (GTKRuntime.shutDown) and prints whether the runtime then refuses to start again.
+// the runtime first (GTKRuntime.shutDown) and prints whether the runtime then refuses to start again. With
+// `--engine-thread` it runs engine-isolated work before GTK exists too, and prints whether GTK took over that
+// same thread.
 import Foundation
 import HybridKitGTK
 
@@ -21,6 +23,8 @@ import HybridKitGTK
     return nil
 }
 
+// Engine-isolated work before GTK exists runs on the engine thread's own job loop.
+let threadBeforeGTK = await GTKActor.run { pthread_self() }
 do {
     try GTKRuntime.shared.start(.headless)
 } catch {
@@ -28,6 +32,10 @@ do {
     exit(2)
 }
 let answer = await askAPage()
+if CommandLine.arguments.contains("--engine-thread") {
+    let threadWithGTK = await GTKActor.run { pthread_self() }
+    print(threadWithGTK == threadBeforeGTK ? "one engine thread" : "GTK runs on another thread")
+}
 // Printed without a flush: exit(0) flushes standard output, which goes to a pipe or a file here, fully buffered.
 print("answer \(answer ?? "none") on display \(GTKRuntime.shared.displayName ?? "none")")
 if CommandLine.arguments.contains("--shut-down") {

@@ -4,9 +4,9 @@ import HybridKitTesting
 import Testing
 
 /// The public test doubles behave as their documentation says: apps' tests rely on them.
-@Suite struct HybridKitTestingTests {
+@Suite @EngineActor struct HybridKitTestingTests {
     final class Inbox: ScriptMessageHandler, @unchecked Sendable {
-        // Touched on the main actor only (FakeEngine's executor).
+        // Touched on the engine's actor only (FakeEngine's executor).
         var received: [ScriptMessage] = []
         func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
             received.append(message)
@@ -14,7 +14,7 @@ import Testing
         }
     }
 
-    @Test @MainActor func fakeEngineRecordsWhatItIsAskedAndDeliversMessages() async throws {
+    @Test @EngineActor func fakeEngineRecordsWhatItIsAskedAndDeliversMessages() async throws {
         let engine = FakeEngine()
         let script = UserScript(source: "1")
         engine.addUserScript(script)

@@ -55,7 +55,7 @@ import Testing
     }
 
     /// In the copy: no bundle is found, and every place that needs one says what to ship.
-    @MainActor static func checksWithoutBundles() async throws {
+    @EngineActor static func checksWithoutBundles() async throws {
         #expect(PackageResources.bundle(of: "HybridKit") == nil)
         #expect(PackageResources.bundle(of: "HybridCookies") == nil)
         do {

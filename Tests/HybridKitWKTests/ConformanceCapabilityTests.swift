@@ -9,10 +9,7 @@ import Testing
 @Suite struct ConformanceCapabilityTests {
     struct FakeHost: EngineConformanceHost {
         struct Factory: WebEngineFactory {
-            var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
-            func makeEngine() throws(EngineError) -> any WebEngine {
-                MainActor.assumeIsolated { FakeEngine() }
-            }
+            @EngineActor func makeEngine() throws(EngineError) -> any WebEngine { FakeEngine() }
         }
 
         func makeFactory(settings: WebViewSettings) throws -> any WebEngineFactory { Factory() }

@@ -16,9 +16,8 @@ import WebKitStandIn
         func makeFactory(settings: WebViewSettings) throws -> any WebEngineFactory {
             try GTKRuntime.shared.start(.headless)
             WKStandIn.backend = WKStandInBackend(
-                executor: { GTKRuntime.shared.executor.asUnownedSerialExecutor() },
                 makeEngine: { settings in
-                    GTKWebView.makeOnGTKThread(configuration: GTKWebView.Configuration(settings: settings))
+                    GTKWebView(configuration: GTKWebView.Configuration(settings: settings))
                 })
             // WKWebView takes its scheme handlers with its configuration: the suite's scheme is named here.
             return WKEngineFactory(schemes: ["conformance"], settings: settings)

@@ -28,7 +28,7 @@ final class RecordingPortTask: SchemeTask, @unchecked Sendable {
 /// A stand-in WKURLSchemeTask over a recording port task, as WebKit would hand it to a handler.
 @MainActor
 func makeStandInTask(_ port: RecordingPortTask = RecordingPortTask()) -> StandInSchemeTask {
-    StandInSchemeTask(task: port, lane: EngineLane(executor: MainActor.sharedUnownedExecutor)) { _ in }
+    StandInSchemeTask(task: port, lane: EngineLane()) { _ in }
 }
 
 func okResponse() -> URLResponse {

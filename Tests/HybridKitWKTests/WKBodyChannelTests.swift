@@ -17,9 +17,8 @@ import WebKitStandIn
     @Test func aChannelStoppedUnderALoadedPageFallsBackToSlices() async throws {
         try GTKRuntime.shared.start(.headless)
         WKStandIn.backend = WKStandInBackend(
-            executor: { GTKRuntime.shared.executor.asUnownedSerialExecutor() },
             makeEngine: { settings in
-                GTKWebView.makeOnGTKThread(configuration: GTKWebView.Configuration(settings: settings))
+                GTKWebView(configuration: GTKWebView.Configuration(settings: settings))
             })
         let pages = try #require(BodiesPages.directory)
         let server = try await LoopbackServer.start(serving: pages) { router in BodyEcho.addRoutes(to: router) }

@@ -22,9 +22,8 @@ import WebKitStandIn
     static func installGTKBackend() throws {
         try GTKRuntime.shared.start(.headless)
         WKStandIn.backend = WKStandInBackend(
-            executor: { GTKRuntime.shared.executor.asUnownedSerialExecutor() },
             makeEngine: { settings in
-                GTKWebView.makeOnGTKThread(configuration: GTKWebView.Configuration(settings: settings))
+                GTKWebView(configuration: GTKWebView.Configuration(settings: settings))
             })
     }
 
@@ -43,7 +42,7 @@ import WebKitStandIn
     }
 
     final class Loads: NavigationDelegate, @unchecked Sendable {
-        // Main actor only (the WK engine's executor).
+        // Main actor only (the stand-in's main actor, the engine thread).
         var finished = 0
         func didFinishNavigation(to url: URL?) { finished += 1 }
     }
@@ -94,7 +93,7 @@ import WebKitStandIn
         }
         let host = Host()
         page.uiDelegate = host
-        try await page.bridge.publishState("greeting", "hello", module: "echo")
+        try page.bridge.publishState("greeting", "hello", module: "echo")
         let loads = Loads()
         page.delegate = loads
         try engine.load(EngineRequest(url: try #require(URL(string: "app://demo/test/blank.html"))))

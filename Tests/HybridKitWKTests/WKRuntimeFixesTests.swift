@@ -15,36 +15,28 @@ import Testing
 @Suite(.serialized) @MainActor struct WKRuntimeFixesTests {
     /// A backend of FakeEngines on the main actor, one FakeCookieStore per website data store, as WebKit keeps
     /// one network session per store.
-    final class StoreBackend: @unchecked Sendable {
-        private let lock = NSLock()
+    @MainActor final class StoreBackend {
         private var cookies: [WKStandInDataStoreID: FakeCookieStore] = [:]
-        private var made: [(store: WKStandInDataStoreID, engine: FakeEngine)] = []
+        private(set) var engines: [(store: WKStandInDataStoreID, engine: FakeEngine)] = []
 
         func cookieStore(_ store: WKStandInDataStoreID) -> FakeCookieStore {
-            lock.withLock {
-                if let existing = cookies[store] { return existing }
-                let created = FakeCookieStore()
-                cookies[store] = created
-                return created
-            }
+            if let existing = cookies[store] { return existing }
+            let created = FakeCookieStore()
+            cookies[store] = created
+            return created
         }
-
-        var engines: [(store: WKStandInDataStoreID, engine: FakeEngine)] { lock.withLock { made } }
 
         func install() {
             WKStandIn.backend = WKStandInBackend(
-                executor: { MainActor.sharedUnownedExecutor },
                 makeEngineInStore: { [self] _, store in
-                    let cookies = cookieStore(store)
-                    let engine = MainActor.assumeIsolated { FakeEngine(cookies: cookies) }
-                    lock.withLock { made.append((store, engine)) }
+                    let engine = FakeEngine(cookies: cookieStore(store))
+                    engines.append((store, engine))
                     return engine
                 })
         }
     }
 
-    final class Handler: SchemeHandler, @unchecked Sendable {
-        // Main actor only.
+    final class Handler: SchemeHandler {
         var started: [any SchemeTask] = []
         func start(_ task: any SchemeTask) { started.append(task) }
         func stop(_ task: any SchemeTask) {}

@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import HybridTestSupport
 import Testing
 
@@ -15,7 +16,7 @@ import Glibc
 @Suite(.serialized) struct BodyChannelFloodTests {
     /// A page registered on a channel: its key, its store, its origin.
     struct Page {
-        let handler = InterceptingSchemeHandler(wrapping: NoScheme(), hop: { $0() })
+        let handler = InterceptingSchemeHandler(wrapping: NoScheme(), hop: EngineExecutorHop.immediate)
         let origin = "hybrid://app.example"
         var owner: BodyOwner { BodyOwner(origin: origin, scope: ObjectIdentifier(handler)) }
 

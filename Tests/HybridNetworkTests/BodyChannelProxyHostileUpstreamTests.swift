@@ -8,7 +8,7 @@ import Testing
 /// A hostile server behind the body channel's proxy route, byte for byte (a raw server on 127.0.0.1, the real
 /// channel and native proxy): what it answers reaches the page's hooks only as a head they can rebuild a `Response`
 /// from, and never speaks for native code.
-@Suite(.serialized) struct BodyChannelProxyHostileUpstreamTests {
+@Suite(.serialized) @EngineActor struct BodyChannelProxyHostileUpstreamTests {
     typealias Page = BodyChannelProxyTests.Page
     typealias Head = BodyChannelProxyTests.Head
 
@@ -114,7 +114,7 @@ extension BodyChannelProxyHostileUpstreamTests {
 
 /// A hostile local process (or a page's hooks gone wrong) on the proxy route: lengths the HTTP parser must refuse,
 /// a head over its limit, descriptors whose method, URL or headers would smuggle a second request upstream.
-@Suite(.serialized) struct BodyChannelProxyHostileClientTests {
+@Suite(.serialized) @EngineActor struct BodyChannelProxyHostileClientTests {
     typealias Page = BodyChannelProxyTests.Page
 
     /// A second head pipelined behind a proxy request whose answer is streaming (the engine never pipelines; a

@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import HybridTestSupport
 import Testing
 
@@ -9,20 +10,21 @@ import Testing
 /// them: the head carries the key, the page's origin and the descriptor, the body follows, and the proxied answer
 /// comes back on the same connection. What the page may set in the descriptor is what the scheme's proxy path lets
 /// it set (the native proxy's rules apply to both), and every refusal before the proxy starts reads no byte.
-@Suite(.serialized) struct BodyChannelProxyTests {
+@Suite(.serialized) @EngineActor struct BodyChannelProxyTests {
     /// A view with the full proxy on (loopback allowed, as in the proxy's other tests), one page of its loaded.
     struct Page {
         let handler: InterceptingSchemeHandler
         let origin = "hybrid://app.example"
         let switches = InterceptionSwitches()
 
-        init(on channel: LoopbackBodyChannel, policy: ProxyPolicy = loopbackPolicy()) {
+        @EngineActor init(on channel: LoopbackBodyChannel, policy: ProxyPolicy = loopbackPolicy()) {
             self.init(on: channel, proxy: NativeProxy(policy: policy))
         }
 
-        init(on channel: LoopbackBodyChannel, proxy: any RequestProxying) {
+        @EngineActor init(on channel: LoopbackBodyChannel, proxy: any RequestProxying) {
             handler = InterceptingSchemeHandler(
-                wrapping: BodyChannelFloodTests.NoScheme(), switches: switches, proxy: proxy, hop: { $0() },
+                wrapping: BodyChannelFloodTests.NoScheme(), switches: switches, proxy: proxy,
+                hop: EngineExecutorHop.immediate,
                 config: InterceptionConfig(defaultStrategy: .fullProxy))
             channel.routes.register(handler)
             handler.start(
@@ -80,7 +82,7 @@ import Testing
     }
 
     /// The body of a chunked answer, de-chunked.
-    static func dechunked(_ body: Data) -> Data {
+    nonisolated static func dechunked(_ body: Data) -> Data {
         var out = Data()
         var rest = body[...]
         while let line = rest.range(of: Data("\r\n".utf8)),

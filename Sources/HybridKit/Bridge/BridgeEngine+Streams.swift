@@ -32,7 +32,7 @@ extension BridgeEngine {
             } catch {
                 outcome = .failure(error)
             }
-            await self?.streamEnded(key, outcome)
+            self?.streamEnded(key, outcome)
         }
         streams.attach(task, to: key)
     }

@@ -4,18 +4,15 @@ import Logging
 /// The native side of the bridge for one web view: reads page messages, runs module methods, answers,
 /// sends events, and calls JavaScript handlers.
 ///
-/// An actor that runs on the engine's own executor (GTK's thread, or the main thread), so it talks to the
-/// engine without hops and synchronous methods answer inline. Results bound for the main frame are batched:
+/// On the engine's actor, so it talks to the engine without hops and synchronous methods answer inline. Results bound for the main frame are batched:
 /// the answers to one post, or everything else produced in one turn of the engine's loop, go out in one
 /// evaluation.
-public actor BridgeEngine {
+@EngineActor
+public final class BridgeEngine {
     public nonisolated let modules: ModuleRegistry
     /// Shared by the modules of the page (see ``PageContext``).
     public nonisolated let page: PageContext
     public nonisolated let configuration: BridgeConfiguration
-
-    private nonisolated let executor: UnownedSerialExecutor
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
 
     weak var engine: (any WebEngine)?
     let parser: InboundMessageParser
@@ -113,7 +110,7 @@ public actor BridgeEngine {
     }
 
     /// Attaches a bridge to `engine`: registers its message handlers and injects the runtime at document
-    /// start. Call on the engine's executor, before loading the page.
+    /// start. Call on the engine's actor, before loading the page.
     public init(
         engine: any WebEngine, modules: ModuleRegistry = ModuleRegistry(), page: PageContext = PageContext(),
         configuration: BridgeConfiguration = BridgeConfiguration()
@@ -122,7 +119,6 @@ public actor BridgeEngine {
         self.modules = modules
         self.page = page
         self.configuration = configuration
-        self.executor = engine.executor
         self.parser = InboundMessageParser(
             limits: configuration.limits, freeFormMethodModule: configuration.wvjbModuleName)
         self.isReady = configuration.startsReady
@@ -175,8 +171,7 @@ public actor BridgeEngine {
 
     /// The handler object registered with the engine. It holds the bridge weakly, so an engine never keeps
     /// a bridge (and its modules) alive — the leak a content controller causes by retaining its message handlers.
-    private final class MessageReceiver: ScriptMessageHandler, @unchecked Sendable {
-        // Written once, before the engine can deliver anything; read on the engine's executor.
+    private final class MessageReceiver: ScriptMessageHandler {
         weak var bridge: BridgeEngine?
 
         func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?) {
@@ -184,7 +179,7 @@ public actor BridgeEngine {
                 reply?.reject(message: "the bridge is closed")
                 return
             }
-            bridge.assumeIsolated { $0.receive(message, reply: reply) }
+            bridge.receive(message, reply: reply)
         }
     }
 
@@ -230,7 +225,7 @@ public actor BridgeEngine {
     /// That loop is shared by every web view of the app: a page that issues 200,000 calls at once must not
     /// keep it from painting and answering the others for seconds. While posts wait, new ones queue behind
     /// them (the engine may hand over many posts in one turn: together they get one budget), and the rest
-    /// is handled in background-priority turns, which the engine's executor runs after painting and input.
+    /// is handled in background-priority turns, which the engine's actor runs after painting and input.
     private func handleBacklog(until deadline: ContinuousClock.Instant) {
         var handled = 0
         while !backlog.isEmpty {
@@ -445,7 +440,7 @@ public actor BridgeEngine {
         let json = try BridgeMethod.encode(argument)
         let timer = Task { [weak self] in
             try await Task.sleep(for: timeout)
-            await self?.resumeJSCall(
+            self?.resumeJSCall(
                 id, with: .failure(BridgeError(.timeout, "page handler '\(name)' did not answer within \(timeout)")))
         }
         defer { timer.cancel() }

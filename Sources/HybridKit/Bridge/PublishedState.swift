@@ -44,6 +44,7 @@ struct PublishedState {
     /// Replaces the document-start script, so new documents (every frame) start with the current values. The
     /// runtime keeps an entry only where its own origin and frame fit the entry's access; it reads its origin
     /// before any page script runs.
+    @EngineActor
     mutating func refreshScript(in engine: any WebEngine, modules: ModuleRegistry) {
         if let old = script {
             engine.removeUserScript(old)

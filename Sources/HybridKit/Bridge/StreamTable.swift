@@ -108,7 +108,7 @@ struct StreamTable {
 
     /// The page stopped reading: the producer is cancelled (it sees `CancellationError` from the sink, or
     /// `Task.isCancelled`), its outstanding request answered with the end, and nothing more is sent.
-    mutating func cancel(_ key: CallKey) {
+    @EngineActor mutating func cancel(_ key: CallKey) {
         guard let stream = streams.removeValue(forKey: key) else { return }
         stream.task?.cancel()
         stream.room?.resume()
@@ -119,12 +119,12 @@ struct StreamTable {
     }
 
     /// Cancels the streams of the document with `token` (it went away), as ``cancel(_:)`` does each.
-    mutating func cancelAll(token: String) {
+    @EngineActor mutating func cancelAll(token: String) {
         for key in streams.keys where key.token == token { cancel(key) }
     }
 
     /// Ends every stream with `error` (navigation, close): producers cancelled, outstanding requests told.
-    mutating func failAll(_ error: BridgeError) {
+    @EngineActor mutating func failAll(_ error: BridgeError) {
         let open = streams
         streams.removeAll()
         for (key, stream) in open {

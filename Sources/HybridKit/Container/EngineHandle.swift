@@ -4,8 +4,8 @@ import Synchronization
 /// A web view as the container and the pool hold it: the engine, the scheme slots it keeps for life, the
 /// host's own scripts (put back after every reset) and what pages did in it since it was last reset.
 ///
-/// Used on the engine's executor only.
-public final class EngineHandle: @unchecked Sendable {
+@EngineActor
+public final class EngineHandle {
     public let engine: any WebEngine
     /// The host's scripts: installed at creation, kept through resets.
     let hostScripts: [UserScript]

@@ -10,9 +10,9 @@ import Logging
 /// handlers go through weak proxies, the navigation delegate is weak, so dropping the container (or calling
 /// ``close()``) frees everything. A pooled view goes back to its pool, which resets it.
 ///
-/// Create, use, close and release it on the engine's executor (GTK's thread, the main thread).
+/// Create, use, close and release it on the engine's actor (`EngineActor`: the main actor on Apple platforms).
+@EngineActor
 public final class HybridContainer {
-    // Every member is used on the engine's executor only, which serialises access.
     public let page: HybridPage
     public var engine: any WebEngine { handle.engine }
     public var bridge: BridgeEngine { page.bridge }
@@ -202,7 +202,7 @@ public final class HybridContainer {
             page.delegate = router
         }
         let router = router
-        recovery?.assumeIsolated { $0.setDelegate(router) }
+        recovery?.setDelegate(router)
 
         do {
             for (scheme, handler) in assembly.wrappedSchemeHandlers() { try handle.serve(scheme, with: handler) }
@@ -229,8 +229,48 @@ public final class HybridContainer {
     private var counted = false
 
     deinit {
-        close()
         if counted { LiveObjects.containerCount.subtract(1, ordering: .relaxed) }
+        guard !closed else { return }
+        // A deinitializer has no isolation on the package's oldest runtimes (`isolated deinit` needs iOS 18.4).
+        let teardown = Teardown(
+            networkPages: networkPages, sessions: sessions, page: page, events: events, pageMessages: pageMessages,
+            recovery: recovery, handle: handle, configuration: configuration)
+        if EngineActor.isOnEngineThread {
+            // Checked just above: released where it is used, taken apart now, as by close().
+            EngineActor.assumeIsolated { teardown.run() }
+        } else {
+            // Released elsewhere (its last reference was a task's or a queue's): taken apart on the engine's actor.
+            Task { @EngineActor in teardown.run() }
+        }
+    }
+
+    /// What ``close()`` takes apart, gathered so that a container released off the engine's actor is taken apart
+    /// on it.
+    private struct Teardown: Sendable {
+        let networkPages: NetworkPageHandOver?
+        let sessions: [any PageFeatureSession]
+        let page: HybridPage
+        let events: PageLoadEventFanOut
+        let pageMessages: PageMessageFanOut
+        let recovery: PageRecovery?
+        let handle: EngineHandle
+        let configuration: ContainerConfiguration
+
+        @EngineActor func run() {
+            networkPages?.close()
+            for session in sessions.reversed() { session.close() }
+            page.close()
+            events.finish()
+            pageMessages.finish()
+            page.delegate = nil
+            page.uiDelegate = nil
+            recovery?.stop()
+            let engine = handle.engine
+            for host in configuration.messageHandlers { engine.removeScriptMessageHandler(name: host.name) }
+            handle.clearSchemes()
+            if configuration.userAgent != nil { engine.customUserAgent = nil }
+            HybridContainer.release(handle)
+        }
     }
 
     /// `modules` with ``BridgeAccess/site`` replaced by the site's page origin; throws when there is no site.
@@ -266,11 +306,12 @@ public final class HybridContainer {
         request.url = try loadableURL(for: request.url)
         // Before the engine starts: the prefetches run while the view loads.
         prefetchAnswers?.pageWillOpen(request.url)
-        recovery?.assumeIsolated { [request] in $0.hostWillLoad(.request(request)) }
+        recovery?.hostWillLoad(.request(request))
         // A network page: its document is fetched natively while the view starts, then shown (or loaded plainly).
         let userAgent = configuration.userAgent
-        if let networkPages, networkPages.assumeIsolated({ $0.start(request, userAgent: userAgent) }) { return }
-        let plainLoad: @Sendable () throws(EngineError) -> Void = { [engine, request] () throws(EngineError) in
+        if let networkPages, networkPages.start(request, userAgent: userAgent) { return }
+        let plainLoad: @EngineActor @Sendable () throws(EngineError) -> Void = {
+            [engine, request] () throws(EngineError) in
             try engine.load(request)
         }
         if deferredWhileWarmingUp(request.url, plainLoad) { return }
@@ -319,9 +360,9 @@ public final class HybridContainer {
 
     /// The next message pages post under `name` (one kept from before the call included), for a host that waits
     /// for one "done" message: throws when none comes within `timeout`, the container closes first, or the
-    /// configuration accepts no page messages. Runs in the caller's isolation, as ``loadAndWait(_:timeout:isolation:)``.
+    /// configuration accepts no page messages.
     public func nextMessage(
-        _ name: String, timeout: Duration = .seconds(30), isolation: isolated (any Actor)? = #isolation
+        _ name: String, timeout: Duration = .seconds(30)
     ) async throws(PageMessageError) -> PageMessage {
         let stream = try messages(name)
         let result = await outcome(
@@ -334,10 +375,9 @@ public final class HybridContainer {
 
     /// Loads `url` and returns once the page finished loading, or throws why it did not (a failure, the
     /// container closing, or `timeout`). A load the engine replaced with another (a redirect to a page, the host's
-    /// next load) waits for that one. Runs in the caller's isolation, which must be the engine's executor (as for
-    /// every other call on the container): `@MainActor` code on Apple platforms, `@GTKActor` code on WebKitGTK.
+    /// next load) waits for that one.
     public func loadAndWait(
-        _ url: URL, timeout: Duration = .seconds(30), isolation: isolated (any Actor)? = #isolation
+        _ url: URL, timeout: Duration = .seconds(30)
     ) async throws {
         let stream = loadEvents()
         try load(url)
@@ -357,14 +397,14 @@ public final class HybridContainer {
     }
 
     public func loadFile(_ url: URL, allowingReadAccessTo directory: URL) {
-        recovery?.assumeIsolated { $0.hostWillLoad(.file(url, readAccess: directory)) }
+        recovery?.hostWillLoad(.file(url, readAccess: directory))
         let engine = engine
         if deferredWhileWarmingUp(url, { engine.loadFile(url, allowingReadAccessTo: directory) }) { return }
         engine.loadFile(url, allowingReadAccessTo: directory)
     }
 
     public func loadHTML(_ html: String, baseURL: URL?) {
-        recovery?.assumeIsolated { $0.hostWillLoad(.html(html, baseURL: baseURL)) }
+        recovery?.hostWillLoad(.html(html, baseURL: baseURL))
         let engine = engine
         if deferredWhileWarmingUp(baseURL, { engine.loadHTML(html, baseURL: baseURL) }) { return }
         engine.loadHTML(html, baseURL: baseURL)
@@ -373,9 +413,9 @@ public final class HybridContainer {
     /// A load that replaces a network page's pending hand-over; while the view's blank start page still loads, it
     /// waits for that page's end (see `NetworkPageHandOver.deferWhileWarmingUp`). False: load at once.
     private func deferredWhileWarmingUp(
-        _ url: URL?, _ load: @escaping @Sendable () throws(EngineError) -> Void
+        _ url: URL?, _ load: @escaping @EngineActor @Sendable () throws(EngineError) -> Void
     ) -> Bool {
-        networkPages?.assumeIsolated { $0.deferWhileWarmingUp(url, load) } ?? false
+        networkPages?.deferWhileWarmingUp(url, load) ?? false
     }
 
     /// Stops the view's loading, as `engine.stopLoading()`, and drops what the container holds back: a network
@@ -383,7 +423,7 @@ public final class HybridContainer {
     /// <doc:FirstScreenPrefetching>). Call this rather than the engine's: a stop on the engine alone does not reach
     /// those, and they would load after it.
     public func stopLoading() {
-        networkPages?.assumeIsolated { $0.stop() }
+        networkPages?.stop()
         engine.stopLoading()
     }
 
@@ -391,14 +431,14 @@ public final class HybridContainer {
 
     /// The host shows or hides the page. A page that died while hidden is recovered when shown.
     public func setVisible(_ visible: Bool) {
-        recovery?.assumeIsolated { $0.setVisible(visible) }
+        recovery?.setVisible(visible)
     }
 
     /// Looks for a white screen that came without a signal (empty title, empty body); recovers when found.
     /// Hosts call it when the page comes on screen. Returns why the page was judged blank, or nil. Runs on the
-    /// caller's actor (the engine's executor), like every use of the container.
+    /// engine's actor, like every use of the container.
     @discardableResult
-    public nonisolated(nonsending) func checkForBlankPage() async -> String? {
+    public func checkForBlankPage() async -> String? {
         guard let recovery else { return nil }
         return await recovery.checkForBlankPage()
     }
@@ -409,19 +449,11 @@ public final class HybridContainer {
     public func close() {
         guard !closed else { return }
         closed = true
-        networkPages?.assumeIsolated { $0.close() }
-        for session in sessions.reversed() { session.close() }
+        let teardown = Teardown(
+            networkPages: networkPages, sessions: sessions, page: page, events: events, pageMessages: pageMessages,
+            recovery: recovery, handle: handle, configuration: configuration)
         sessions.removeAll()
-        page.close()
-        events.finish()
-        pageMessages.finish()
-        page.delegate = nil
-        page.uiDelegate = nil
-        recovery?.assumeIsolated { $0.stop() }
-        for host in configuration.messageHandlers { engine.removeScriptMessageHandler(name: host.name) }
-        handle.clearSchemes()
-        if configuration.userAgent != nil { engine.customUserAgent = nil }
-        Self.release(handle)
+        teardown.run()
     }
 
     // MARK: Events
@@ -443,11 +475,8 @@ public final class HybridContainer {
 
     fileprivate func recovered(_ report: RecoveryReport) {
         logger.info("page recovered", metadata: ["reason": "\(report.reason)", "attempt": "\(report.attempt)"])
-        let logger = logger
-        bridge.assumeIsolated { bridge in
-            do { try bridge.emit("recovered", report) } catch {
-                logger.warning("could not tell the page it recovered", metadata: ["error": "\(error)"])
-            }
+        do { try bridge.emit("recovered", report) } catch {
+            logger.warning("could not tell the page it recovered", metadata: ["error": "\(error)"])
         }
         recoveryDelegate?.pageRecovered(report)
     }
@@ -458,8 +487,7 @@ public final class HybridContainer {
 
     /// The page's navigation delegate and the recovery's delegate: holds the container weakly, so neither the
     /// page nor the recovery keeps it alive.
-    private final class Router: NavigationDelegate, PageRecoveryDelegate, @unchecked Sendable {
-        // Set once during the container's init; used on the engine's executor.
+    private final class Router: NavigationDelegate, PageRecoveryDelegate {
         weak var container: HybridContainer?
 
         private var host: (any NavigationDelegate)? { container?.navigationDelegate }
@@ -486,13 +514,13 @@ public final class HybridContainer {
 
         func didFinishNavigation(to url: URL?) {
             container?.events.send(.finished(url))
-            container?.recovery?.assumeIsolated { $0.loadFinished() }
+            container?.recovery?.loadFinished()
             host?.didFinishNavigation(to: url)
         }
 
         func didFailNavigation(to url: URL?, error: String) {
             container?.events.send(.failed(PageLoadFailure(url: url, engineMessage: error)))
-            container?.recovery?.assumeIsolated { $0.loadFailed() }
+            container?.recovery?.loadFailed()
             host?.didFailNavigation(to: url, error: error)
         }
 
@@ -500,7 +528,7 @@ public final class HybridContainer {
             container?.events.send(.webProcessTerminated(reason))
             // With recovery on, the sessions hear it through pageDied, in order with what recovery does next.
             if container?.recovery == nil { container?.pageFailed(.processTerminated(reason)) }
-            container?.recovery?.assumeIsolated { $0.webProcessDidTerminate(reason: reason) }
+            container?.recovery?.webProcessDidTerminate(reason: reason)
             host?.webProcessDidTerminate(reason: reason)
         }
 

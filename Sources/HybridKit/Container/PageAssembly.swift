@@ -13,7 +13,7 @@ public struct PageAssembly: Sendable {
     public var schemeHandlers: [String: any SchemeHandler]
     /// Applied to every scheme handler once all features contributed, in the order added: lets a feature
     /// (say, body hooks) sit in front of whatever serves a scheme.
-    public var schemeHandlerWrappers: [@Sendable (String, any SchemeHandler) -> any SchemeHandler]
+    public var schemeHandlerWrappers: [@EngineActor @Sendable (String, any SchemeHandler) -> any SchemeHandler]
     /// The engine the page is being wired to, for what must run on its executor (``EngineExecutorHop/hop(onExecutorOf:)``).
     /// Handlers the engine keeps must not hold it strongly: that would be a cycle.
     public let engine: (any WebEngine)?
@@ -35,7 +35,7 @@ public struct PageAssembly: Sendable {
     }
 
     /// The handlers with every wrapper applied.
-    func wrappedSchemeHandlers() -> [String: any SchemeHandler] {
+    @EngineActor func wrappedSchemeHandlers() -> [String: any SchemeHandler] {
         var result: [String: any SchemeHandler] = [:]
         for (scheme, handler) in schemeHandlers {
             result[scheme.lowercased()] = schemeHandlerWrappers.reduce(handler) { $1(scheme, $0) }

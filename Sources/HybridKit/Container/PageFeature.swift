@@ -9,7 +9,7 @@ import Foundation
 /// A feature built into HybridKit has no standing a host's cannot have: its services are declared with the same
 /// ``PageServiceKey`` a host uses for its own, and read the same way.
 ///
-/// Wiring, on the engine's executor:
+/// Wiring, on the engine's actor:
 /// 1. ``build(_:)``, in the derived order: read what needed services hold, contribute scripts at document start,
 ///    bridge modules, scheme handlers or wrappers around them, and write the services provided;
 /// 2. ``attach(to:services:)``, once the page is wired and before the first load, with every service built; the
@@ -24,21 +24,22 @@ public protocol PageFeature: Sendable {
     /// The services this feature reads in ``build(_:)``: their providers build first. A service no listed
     /// feature provides reads as nil; a feature that cannot do without it throws from ``build(_:)``.
     var needs: [PageServiceID] { get }
-    func build(_ assembly: inout PageAssembly) throws
+    @EngineActor func build(_ assembly: inout PageAssembly) throws
     /// Called once the page is wired and before the first load, with what the features built. The session is
     /// closed with the container. No default, so that a feature written against another signature does not
     /// compile rather than silently never attach; return nil when there is nothing to keep.
-    func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)?
+    @EngineActor func attach(to page: HybridPage, services: PageServices) throws -> (any PageFeatureSession)?
 }
 
 extension PageFeature {
     public var provides: [PageServiceID] { [] }
     public var needs: [PageServiceID] { [] }
-    public func build(_ assembly: inout PageAssembly) throws {}
+    @EngineActor public func build(_ assembly: inout PageAssembly) throws {}
 }
 
 /// A feature's state for one page. Closed when the container closes, before the view is closed or pooled.
-public protocol PageFeatureSession: AnyObject {
+@EngineActor
+public protocol PageFeatureSession: AnyObject, Sendable {
     func close()
     /// The engine starts loading `url` in the main frame (before it requests the document).
     func mainFrameWillLoad(_ url: URL)

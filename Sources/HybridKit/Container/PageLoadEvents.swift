@@ -22,7 +22,7 @@ public struct PageLoadFailure: Error, Sendable, Equatable, CustomStringConvertib
         case notServed
         /// The network failed it (no such host, refused, timed out, TLS).
         case network
-        /// ``HybridContainer/loadAndWait(_:timeout:isolation:)`` gave up waiting.
+        /// ``HybridContainer/loadAndWait(_:timeout:)`` gave up waiting.
         case timedOut
         /// The container closed first.
         case closed

@@ -20,7 +20,7 @@ public struct PageMessage: Sendable, Hashable {
 public enum PageMessageError: Error, CustomStringConvertible, Equatable {
     /// The container's configuration lets no page post messages.
     case notAccepted(String)
-    /// No message of that name came in time (``HybridContainer/nextMessage(_:timeout:isolation:)``).
+    /// No message of that name came in time (``HybridContainer/nextMessage(_:timeout:)``).
     case timedOut(String, Duration)
     /// The container closed before a message of that name came.
     case closed(String)

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// The port can set a scheme handler but not remove one, so a pooled view would otherwise keep serving the
 /// previous page's packages. A slot with no target answers "not found".
-final class SchemeHandlerSlot: SchemeHandler, Sendable {
+nonisolated final class SchemeHandlerSlot: SchemeHandler, Sendable {
     private struct State {
         var target: (any SchemeHandler)?
         /// Tasks held weakly: the engine owns them and drops them when they end, without telling the handler.
@@ -16,8 +16,8 @@ final class SchemeHandlerSlot: SchemeHandler, Sendable {
         let handler: any SchemeHandler
     }
 
-    // The engine calls the slot on its executor; a lock rather than that promise, so the compiler checks it.
-    // Handlers are called outside it.
+    // The engine asks whether a body may be read off its actor; a lock, so the compiler checks it. Handlers are
+    // called outside it.
     private let state = Mutex(State())
 
     var target: (any SchemeHandler)? {
@@ -25,7 +25,7 @@ final class SchemeHandlerSlot: SchemeHandler, Sendable {
         set { state.withLock { $0.target = newValue } }
     }
 
-    func start(_ task: any SchemeTask) {
+    @EngineActor func start(_ task: any SchemeTask) {
         let target = state.withLock { state -> (any SchemeHandler)? in
             guard let target = state.target else { return nil }
             state.started = state.started.filter { $0.value.task != nil }
@@ -44,14 +44,14 @@ final class SchemeHandlerSlot: SchemeHandler, Sendable {
         target?.mayReadBody(of: request) ?? false
     }
 
-    func stop(_ task: any SchemeTask) {
+    @EngineActor func stop(_ task: any SchemeTask) {
         // The handler that started the task stops it, even when the slot moved on to another page.
         guard let entry = state.withLock({ $0.started.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         entry.handler.stop(task)
     }
 
     /// Detaches from the page: tasks still running are stopped with their handler.
-    func clear() {
+    @EngineActor func clear() {
         let running = state.withLock { state in
             state.target = nil
             defer { state.started.removeAll() }

@@ -12,10 +12,9 @@ import Logging
 /// be cleared (a cross-origin frame, a dead process), whose history cannot be restored, or whose blank page does
 /// not come back exactly like a warm view's.
 ///
-/// Runs on the engine's executor. Hosts call ``drain()`` on memory pressure.
-public actor WebViewPool {
-    private nonisolated let executor: UnownedSerialExecutor
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+/// Runs on the engine's actor. Hosts call ``drain()`` on memory pressure.
+@EngineActor
+public final class WebViewPool {
 
     public nonisolated let factory: any WebEngineFactory
     public nonisolated let configuration: PoolConfiguration
@@ -45,7 +44,6 @@ public actor WebViewPool {
         + "location.href,typeof window.hybrid,document.body?document.body.childElementCount:-1])})()"
 
     public init(factory: any WebEngineFactory, configuration: PoolConfiguration = PoolConfiguration()) {
-        self.executor = factory.executor
         self.factory = factory
         self.configuration = configuration
     }
@@ -77,19 +75,16 @@ public actor WebViewPool {
         }
     }
 
-    /// A warm view, or nil when none is idle. Call on the engine's executor.
-    nonisolated func checkout() -> EngineHandle? {
-        assumeIsolated { pool in
-            guard !pool.idle.isEmpty else { return nil }
-            pool.statistics.handedOut += 1
-            return pool.idle.removeFirst()
-        }
+    /// A warm view, or nil when none is idle.
+    func checkout() -> EngineHandle? {
+        guard !idle.isEmpty else { return nil }
+        statistics.handedOut += 1
+        return idle.removeFirst()
     }
 
     /// A new view that belongs to the pool (given back and reset like a warm one), for when none is idle.
-    nonisolated func makeColdHandle() throws(EngineError) -> EngineHandle {
-        let made = assumeIsolated { pool in Result { () throws(EngineError) in try pool.makeHandle() } }
-        return try made.get()
+    func makeColdHandle() throws(EngineError) -> EngineHandle {
+        try makeHandle()
     }
 
     private func makeHandle() throws(EngineError) -> EngineHandle {
@@ -107,8 +102,8 @@ public actor WebViewPool {
     // MARK: Giving back
 
     /// Takes a view back from a closed container; it is reset in the background and becomes idle if it can be.
-    nonisolated func giveBack(_ handle: EngineHandle) {
-        assumeIsolated { $0.resetting += 1 }
+    func giveBack(_ handle: EngineHandle) {
+        resetting += 1
         Task {
             await self.reset(handle)
         }

@@ -44,7 +44,7 @@ public final class DocumentCookieBridge: Sendable {
     }
 
     /// Registers the module with `page`'s bridge and injects the shim; call before loading.
-    public func install(on page: HybridPage) throws(DocumentCookieBridgeError) {
+    @EngineActor public func install(on page: HybridPage) throws(DocumentCookieBridgeError) {
         page.bridge.modules.register(module)
         page.engine.addUserScript(try userScript())
     }

@@ -62,9 +62,8 @@ public final class EngineCookieSync: Sendable {
     }
 
     /// Writes the jar into the engine and starts following both sides. Returns once the engine holds the jar's
-    /// cookies, so a page loaded next sends them. Call it on the engine's executor, like every call into the port
-    /// (it registers the store's change observer there).
-    public func start(isolation: isolated (any Actor)? = #isolation) async {
+    /// cookies, so a page loaded next sends them.
+    @EngineActor public func start() async {
         let continuation = work
         let pullQueued = self.pullQueued
         let isFirstStart = observation.withLock { current -> Bool in

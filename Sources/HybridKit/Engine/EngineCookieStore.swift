@@ -30,12 +30,13 @@ public struct EngineCookie: Sendable, Equatable, Hashable {
     }
 }
 
-/// The engine's own cookie store (WKHTTPCookieStore, WebKitCookieManager).
+/// The engine's own cookie store (WKHTTPCookieStore, WebKitCookieManager), on the engine's actor.
+@EngineActor
 public protocol EngineCookieStore: AnyObject, Sendable {
     /// Cookies the engine would send to `url`, or every cookie when `url` is nil.
     func cookies(for url: URL?) async throws(EngineError) -> [EngineCookie]
     func setCookie(_ cookie: EngineCookie) async throws(EngineError)
     func deleteCookie(_ cookie: EngineCookie) async throws(EngineError)
-    /// Calls `observer` on the engine's executor whenever the store changes. Lives as long as the store.
+    /// Calls `observer` on the engine's actor whenever the store changes. Lives as long as the store.
     func observeChanges(_ observer: @escaping @Sendable () -> Void)
 }

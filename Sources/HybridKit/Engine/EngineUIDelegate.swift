@@ -1,10 +1,11 @@
 import Foundation
 
 /// Hears what a page asks of its host besides navigating: dialogs, downloads, failed sub-resources.
-/// Called on the engine's executor; every method has a default that never leaves the page waiting.
+/// Called on the engine's actor; every method has a default that never leaves the page waiting.
 ///
 /// New windows (`target=_blank`, `window.open`) reach ``NavigationDelegate/decidePolicy(for:)-(NavigationAction)``
 /// with ``NavigationAction/opensNewWindow`` set; engines never create a window on their own.
+@EngineActor
 public protocol EngineUIDelegate: AnyObject, Sendable {
     /// Answer through `reply`, now or later. The adapter answers with the default if the view closes first.
     func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply)

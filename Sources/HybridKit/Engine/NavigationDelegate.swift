@@ -66,7 +66,8 @@ public struct NavigationResponse: Sendable {
 
 public enum NavigationResponsePolicy: Sendable, Equatable { case allow, cancel, download }
 
-/// Hears about a web view's navigations. Called on the engine's executor; every method has a default.
+/// Hears about a web view's navigations. Called on the engine's actor; every method has a default.
+@EngineActor
 public protocol NavigationDelegate: AnyObject, Sendable {
     func decidePolicy(for action: NavigationAction) -> NavigationActionPolicy
     func decidePolicy(for response: NavigationResponse) -> NavigationResponsePolicy

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Serves requests for a custom URL scheme (WKURLSchemeHandler, `webkit_web_context_register_uri_scheme`).
-/// Called on the engine's executor.
+/// Called on the engine's actor.
+@EngineActor
 public protocol SchemeHandler: AnyObject, Sendable {
     func start(_ task: any SchemeTask)
     /// The engine no longer wants the response (navigation away, view closed). Stop sending to `task`.
@@ -10,21 +11,21 @@ public protocol SchemeHandler: AnyObject, Sendable {
     /// it does for requests that may carry one. WebKitGTK 2.50 crashes the app reading a body that holds Blob
     /// data a page sent to a custom scheme; a handler that can tell the bodies it vouches for says no to the
     /// rest, and gets the request with ``EngineRequest/bodyWithheld`` set instead. By default every body is read.
-    func mayReadBody(of request: EngineRequest) -> Bool
+    nonisolated func mayReadBody(of request: EngineRequest) -> Bool
     /// Whether the handler sends a request's ``EngineRequest/bodySource`` when its `body` is nil (the bytes are
     /// still arriving). Wrappers that stream bodies wait for the whole body before handing a request to a handler
     /// that does not (the default), so no handler loses a body it never knew to wait for.
-    var readsBodySource: Bool { get }
+    nonisolated var readsBodySource: Bool { get }
     /// The largest request body the engine reads for this handler, in bytes (``RequestBodyLimit/defaultMaximum``
     /// unless the handler says otherwise). The engine stops reading a larger one at the limit and fails the request
     /// (a network error in the page, a warning in the log); the handler never sees it.
-    var maximumBodySize: Int { get }
+    nonisolated var maximumBodySize: Int { get }
 }
 
 extension SchemeHandler {
-    public func mayReadBody(of request: EngineRequest) -> Bool { true }
-    public var readsBodySource: Bool { false }
-    public var maximumBodySize: Int { RequestBodyLimit.defaultMaximum }
+    public nonisolated func mayReadBody(of request: EngineRequest) -> Bool { true }
+    public nonisolated var readsBodySource: Bool { false }
+    public nonisolated var maximumBodySize: Int { RequestBodyLimit.defaultMaximum }
 }
 
 /// The head of a response to a scheme request.
@@ -70,10 +71,11 @@ public struct SchemeResponse: Sendable, Equatable {
 }
 
 /// One request to a ``SchemeHandler``: read the request, then `respond`, `send` any number of times, `finish`;
-/// or `fail`. Every method must be called on the engine's executor; calls after the task ended are ignored.
+/// or `fail`, on the engine's actor; calls after the task ended are ignored.
+@EngineActor
 public protocol SchemeTask: AnyObject, Sendable {
-    /// The request, with its body when the engine exposes one.
-    var request: EngineRequest { get }
+    /// The request, with its body when the engine exposes one. Readable anywhere: it never changes.
+    nonisolated var request: EngineRequest { get }
     func respond(_ response: SchemeResponse)
     func send(_ data: Data)
     func finish()

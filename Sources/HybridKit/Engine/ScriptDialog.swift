@@ -38,7 +38,8 @@ public enum ScriptDialogAnswer: Sendable, Equatable {
     case text(String?)
 }
 
-/// Answers one ``ScriptDialog``. Call on the engine's executor; the first call wins, later ones are ignored.
+/// Answers one ``ScriptDialog``, on the engine's actor; the first call wins, later ones are ignored.
+@EngineActor
 public protocol ScriptDialogReply: AnyObject, Sendable {
     func answer(_ answer: ScriptDialogAnswer)
 }

@@ -47,7 +47,8 @@ public struct FrameInfo: Sendable, Equatable {
 }
 
 /// Settles the promise `postMessage` returned, for engines that support replies.
-/// Exactly one of the methods takes effect; later calls are ignored.
+/// Exactly one of the methods takes effect; later calls are ignored. Called on the engine's actor.
+@EngineActor
 public protocol ScriptMessageReply: AnyObject, Sendable {
     /// Resolves the page's promise with `json` parsed as a JavaScript value.
     func resolve(json: String)
@@ -55,7 +56,8 @@ public protocol ScriptMessageReply: AnyObject, Sendable {
     func reject(message: String)
 }
 
-/// Receives script messages. Called on the engine's executor.
+/// Receives script messages. Called on the engine's actor.
+@EngineActor
 public protocol ScriptMessageHandler: AnyObject, Sendable {
     /// `reply` is non-nil when the handler was registered with replies and the engine supports them.
     func didReceive(_ message: ScriptMessage, reply: (any ScriptMessageReply)?)

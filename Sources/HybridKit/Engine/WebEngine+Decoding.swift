@@ -5,7 +5,7 @@ extension WebEngine {
     ///
     /// `undefined` decodes as JSON `null` (so into an optional `T`). A result that is not a `T` throws
     /// ``EngineError/javaScript(_:)`` naming the type and the result, as a script error would. Runs in the caller's
-    /// isolation (the engine's executor), so neither `T` nor its metatype has to be `Sendable`.
+    /// isolation (the engine's actor), so neither `T` nor its metatype has to be `Sendable`.
     public nonisolated(nonsending) func evaluateJavaScript<T: Decodable>(
         _ script: String, as type: T.Type
     ) async throws(EngineError) -> T {

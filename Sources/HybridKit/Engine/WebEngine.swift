@@ -3,13 +3,11 @@ import Foundation
 /// The port: what the core needs from a web view, and nothing more.
 ///
 /// Roughly what WKWebView offers. Each engine (WebKitGTK here, WKWebView on Apple platforms) implements it
-/// in a thin adapter that holds no policy. Every requirement must be called on ``executor`` — the thread
-/// that owns the engine (GTK's thread, or the main thread on Apple platforms). Core types that talk to an
-/// engine are actors running on that same executor, so they call the port without hops.
+/// in a thin adapter that holds no policy. Every requirement is isolated to ``EngineActor``, the actor that owns
+/// the engine (the main actor on Apple platforms, the engine thread GTK runs on under Linux), and so is every core
+/// type that talks to an engine: the compiler checks each call, with no hops between them.
+@EngineActor
 public protocol WebEngine: AnyObject, Sendable {
-    /// The serial executor that owns the engine. Actors that drive the engine run on it.
-    var executor: UnownedSerialExecutor { get }
-
     // MARK: Loading
     /// Loads `request` in the main frame. Engines that cannot send its method or body refuse it
     /// (``EngineError/unsupported(_:)``) rather than silently load a different request.

@@ -2,8 +2,7 @@ import Foundation
 
 /// Makes web views for containers and pools, so the container never names an engine.
 ///
-/// Every method is called on ``executor``, the engine's own.
+/// Engines are made on the engine's actor, where they are used.
 public protocol WebEngineFactory: Sendable {
-    var executor: UnownedSerialExecutor { get }
-    func makeEngine() throws(EngineError) -> any WebEngine
+    @EngineActor func makeEngine() throws(EngineError) -> any WebEngine
 }

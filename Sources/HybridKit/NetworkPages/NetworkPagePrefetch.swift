@@ -29,9 +29,9 @@ extension PageServiceID {
 
 /// One view's hand-over of natively fetched documents to its engine: waits for the document a load asked for and
 /// shows it, or loads the page the plain way, unless a later load (or the container closing) superseded it.
-/// Runs on the engine's executor, like every caller of the port.
-actor NetworkPageHandOver {
-    nonisolated let unownedExecutor: UnownedSerialExecutor
+/// Runs on the engine's actor, like every caller of the port.
+@EngineActor
+final class NetworkPageHandOver {
     private let engine: any WebEngine
     private let page: HybridPage
     private let prefetcher: NetworkPagePrefetcher
@@ -39,7 +39,6 @@ actor NetworkPageHandOver {
     private var generation = 0
 
     init(page: HybridPage, prefetcher: NetworkPagePrefetcher) {
-        unownedExecutor = page.engine.executor
         engine = page.engine
         self.page = page
         self.prefetcher = prefetcher
@@ -67,7 +66,9 @@ actor NetworkPageHandOver {
     /// Issued at once, WebKitGTK drops the blank page before its process is up and starts the host's page with no
     /// URL, so the host would hear a start naming no page. False when no blank page is loading: the caller loads
     /// at once (and hears the engine's error, if any).
-    func deferWhileWarmingUp(_ url: URL?, _ load: @escaping @Sendable () throws(EngineError) -> Void) -> Bool {
+    func deferWhileWarmingUp(_ url: URL?, _ load: @escaping @EngineActor @Sendable () throws(EngineError) -> Void)
+        -> Bool
+    {
         supersede()
         guard page.warmingUp else { return false }
         let current = generation

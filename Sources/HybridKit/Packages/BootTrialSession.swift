@@ -10,7 +10,7 @@ import Synchronization
 /// do not end it or restart its deadline, which counts from the attempt's first open (``BootGuard/timeLeft(_:)``).
 /// Only a main-frame document of the version on trial, committed after the open started, may confirm: the previous
 /// version's document (its `pagehide`, its timers) and frames cannot.
-final class BootTrialSession: PageFeatureSession, Sendable {
+nonisolated final class BootTrialSession: PageFeatureSession, Sendable {
     private let trials: BootGuard
     private let packageID: String
     private let mapping: OfflineURLMapping

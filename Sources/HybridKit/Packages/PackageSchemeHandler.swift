@@ -19,10 +19,10 @@ import Synchronization
 /// 308 must go on with its body, which engines cannot load: it is followed natively and shows the URL it was posted
 /// to. Sub-resources keep following redirects natively: their URL is never shown.
 ///
-/// Called on the engine's executor like every ``SchemeHandler``; disk reads run on a background queue and each
+/// Called on the engine's actor like every ``SchemeHandler``; disk reads run on a background queue and each
 /// chunk hops back with ``EngineHop``. The next chunk is read only after the previous one was handed to the
 /// engine, so a large file never piles up in memory.
-public final class PackageSchemeHandler: SchemeHandler {
+public nonisolated final class PackageSchemeHandler: SchemeHandler {
     public let mapping: OfflineURLMapping
     public let resolver: PackageResolver
     private let network: any NetworkFetching
@@ -32,7 +32,7 @@ public final class PackageSchemeHandler: SchemeHandler {
     private let degraded = Mutex<[URLPrefix]>([])
     private let metrics = PackageRequestMetrics()
     private let logger = Logger(label: "hybrid.packages")
-    // Keyed by task identity. Written on the engine's executor only, so a hop that finds its transfer here
+    // Keyed by task identity. Written on the engine's actor only, so a hop that finds its transfer here
     // knows `stop(_:)` has not been called for it.
     private let transfers = Mutex<[ObjectIdentifier: Transfer]>([:])
     private let navigate: EngineNavigator?
@@ -48,7 +48,7 @@ public final class PackageSchemeHandler: SchemeHandler {
     /// - Parameters:
     ///   - store: the packages served; its active version of each is read per request.
     ///   - route: the scheme and the http(s) prefixes packages may serve.
-    ///   - hop: runs a closure on the engine's executor; ``EngineExecutorHop/hop(onExecutorOf:)`` makes one for an
+    ///   - hop: runs a closure on the engine's actor; ``EngineExecutorHop/hop(onExecutorOf:)`` makes one for an
     ///     engine.
     ///   - navigate: loads a main document's redirect target; ``navigator(for:)`` makes one for an engine. Without
     ///     it, main documents follow redirects like sub-resources and keep showing the URL first asked for.
@@ -123,7 +123,7 @@ public final class PackageSchemeHandler: SchemeHandler {
 
     // MARK: SchemeHandler
 
-    public func start(_ task: any SchemeTask) {
+    @EngineActor public func start(_ task: any SchemeTask) {
         guard let url = mapping.packageURL(for: task.request.url) else {
             metrics.count(.refused)
             task.fail(
@@ -169,13 +169,13 @@ public final class PackageSchemeHandler: SchemeHandler {
     /// Requests go to the network with their body as it arrives when the fetcher streams it.
     public var readsBodySource: Bool { network.readsBodySource }
 
-    public func stop(_ task: any SchemeTask) {
+    @EngineActor public func stop(_ task: any SchemeTask) {
         transfers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }?.cancel()
     }
 
     // MARK: Package files
 
-    private func serve(_ file: ResolvedPackageFile, to task: any SchemeTask, headOnly: Bool) {
+    @EngineActor private func serve(_ file: ResolvedPackageFile, to task: any SchemeTask, headOnly: Bool) {
         let plan = PackageResponsePlan(entry: file.entry, request: task.request)
         guard let range = plan.body, !headOnly else {
             task.respond(plan.response)
@@ -200,7 +200,7 @@ public final class PackageSchemeHandler: SchemeHandler {
         }
     }
 
-    /// Reads one chunk on the read queue, hands it to the task on the engine's executor, then schedules the next.
+    /// Reads one chunk on the read queue, hands it to the task on the engine's actor, then schedules the next.
     private func readNext(
         _ reader: FileChunkReader, _ file: ResolvedPackageFile, _ task: any SchemeTask, _ transfer: Transfer
     ) {
@@ -241,7 +241,7 @@ public final class PackageSchemeHandler: SchemeHandler {
     }
 
     /// - Parameter redirects: for a main document, how many redirects led to it; nil for anything else.
-    private func fetch(_ url: URL, for task: any SchemeTask, mainDocumentAfter redirects: Int?) {
+    @EngineActor private func fetch(_ url: URL, for task: any SchemeTask, mainDocumentAfter redirects: Int?) {
         // Only origins the route names: anything else would let pages use the app as an open proxy
         // (loopback and private hosts included) without CORS.
         guard mapping.isRouted(url) else {
@@ -282,9 +282,9 @@ public final class PackageSchemeHandler: SchemeHandler {
         transfer.attach(fetch)
     }
 
-    /// Passes network events to the task, on the engine's executor, until the transfer ends.
+    /// Passes network events to the task, on the engine's actor, until the transfer ends.
     /// - Parameter mainDocument: the request sent and the redirects that led to it, for a main document.
-    private func deliver(
+    @EngineActor private func deliver(
         _ events: [NetworkFetchEvent], to task: any SchemeTask, _ transfer: Transfer,
         mainDocument: (request: EngineRequest, redirects: Int)?, refusesRedirects: Bool
     ) {
@@ -337,7 +337,9 @@ public final class PackageSchemeHandler: SchemeHandler {
     }
 
     /// Moves the view to `url` itself (its own origin) when main documents load live; false when they do not.
-    private func goLive(_ task: any SchemeTask, _ url: URL, after redirects: Int, because reason: String) -> Bool {
+    @EngineActor private func goLive(_ task: any SchemeTask, _ url: URL, after redirects: Int, because reason: String)
+        -> Bool
+    {
         guard let live = liveMainDocuments?(url), let navigate, redirects < Self.redirectLimit else { return false }
         logger.notice(
             "page loaded from the network at its own origin, with none of the package pages' access: \(reason)",
@@ -390,7 +392,9 @@ public final class PackageSchemeHandler: SchemeHandler {
     /// (a stub would commit one, and going back to it would redirect again) and shows nothing. The navigation
     /// starts first, so the engine cancels this load as superseded and never gets to show an error page for it;
     /// the failure is ignored then, and only matters if the navigation could not start.
-    private func redirect(_ task: any SchemeTask, _ transfer: Transfer, to target: URL, after redirects: Int) {
+    @EngineActor private func redirect(
+        _ task: any SchemeTask, _ transfer: Transfer, to target: URL, after redirects: Int
+    ) {
         unregister(task)
         transfer.cancel()
         guard redirects < Self.redirectLimit, let navigate else {
@@ -421,7 +425,7 @@ public final class PackageSchemeHandler: SchemeHandler {
         _ = transfers.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
     }
 
-    /// Whether `transfer` is still the task's live transfer. Checked on the engine's executor before every call
+    /// Whether `transfer` is still the task's live transfer. Checked on the engine's actor before every call
     /// to the task, so nothing reaches it after `stop(_:)`.
     private func isActive(_ task: any SchemeTask, _ transfer: Transfer) -> Bool {
         transfers.withLock { $0[ObjectIdentifier(task)] } === transfer && !transfer.isCancelled

@@ -3,11 +3,10 @@ import Logging
 
 /// One page: an engine with a bridge attached, and the navigation events the bridge must hear.
 ///
-/// The host creates it on the engine's executor, registers modules, and loads. It is the engine's
+/// The host creates it on the engine's actor, registers modules, and loads. It is the engine's
 /// navigation delegate and passes every event on to ``delegate``; it is also the engine's UI delegate, answers
 /// the prompts that carry synchronous bridge calls itself, and passes every other dialog on to ``uiDelegate``.
-public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked Sendable {
-    // Every member is used on the engine's executor only (the port's contract), which serialises access.
+public final class HybridPage: NavigationDelegate, EngineUIDelegate {
     public let engine: any WebEngine
     public let bridge: BridgeEngine
     public weak var delegate: (any NavigationDelegate)?
@@ -28,7 +27,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
 
     /// Closes the bridge (pending calls fail with `closed`) and detaches from the engine.
     public func close() {
-        bridge.assumeIsolated { $0.close() }
+        bridge.close()
         if engine.navigationDelegate === self { engine.navigationDelegate = nil }
         if engine.uiDelegate === self { engine.uiDelegate = nil }
     }
@@ -38,7 +37,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     public func runScriptDialog(_ dialog: ScriptDialog, reply: any ScriptDialogReply) {
         // Before the host: the host must never see (or answer) a bridge call, and a page's own prompt must
         // never reach the bridge (it lacks the runtime's key; see BridgeEngine.answerSynchronousCall).
-        if bridge.assumeIsolated({ $0.answerSynchronousCall(dialog, reply: reply) }) { return }
+        if bridge.answerSynchronousCall(dialog, reply: reply) { return }
         if let uiDelegate {
             uiDelegate.runScriptDialog(dialog, reply: reply)
         } else {
@@ -87,7 +86,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     }
 
     public func didCommitNavigation(to url: URL?) {
-        bridge.assumeIsolated { $0.pageDidNavigate() }
+        bridge.pageDidNavigate()
         if warmingUp || isBlanks(url) { return }
         blankMayStillEnd = false
         delegate?.didCommitNavigation(to: url)
@@ -188,7 +187,7 @@ public final class HybridPage: NavigationDelegate, EngineUIDelegate, @unchecked 
     }
 
     public func webProcessDidTerminate(reason: WebProcessTerminationReason) {
-        bridge.assumeIsolated { $0.pageDidNavigate() }
+        bridge.pageDidNavigate()
         endWarmUp()
         delegate?.webProcessDidTerminate(reason: reason)
     }

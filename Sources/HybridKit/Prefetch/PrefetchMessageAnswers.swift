@@ -14,7 +14,7 @@ import Synchronization
 /// response (a reply is sent once), after its `Set-Cookie` effects reached the jar and the engine's store.
 final class PrefetchMessageAnswers: ScriptMessageHandler {
     /// The handler name the runtime posts to (`window.webkit.messageHandlers[name]`, or `__hybridFramePost(name, …)`).
-    static let handlerName = "hybridPrefetchAnswers"
+    nonisolated static let handlerName = "hybridPrefetchAnswers"
 
     let answers: PrefetchAnswers
     private let courier: PrefetchReplyCourier
@@ -75,7 +75,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
                 // the engine's store has the change, the jar (kept in step by EngineCookieSync) maybe not yet, and
                 // the claim's check reads the jar. Only when the engine would send what the jar would is it answered.
                 if let jar, !(await courier.engineSendsWhatTheJarSends(jar, to: request.url, page: page)) {
-                    return await courier.settle(reply, json: Self.miss(more: true))
+                    return courier.settle(reply, json: Self.miss(more: true))
                 }
                 await self.answer(request, credentials: credentials, page: page, document: document, reply: reply)
             }
@@ -116,7 +116,7 @@ final class PrefetchMessageAnswers: ScriptMessageHandler {
             events: { collector.receive($0) },
             fallback: { why in collector.give(up: "\(why)") })
         guard let entry else {
-            return await courier.settle(reply, json: Self.miss(more: !prefetcher.pending(for: page).isEmpty))
+            return courier.settle(reply, json: Self.miss(more: !prefetcher.pending(for: page).isEmpty))
         }
         collector.attach(entry)
         // A reply is sent once, so the page waits for the whole response: one whose head came within the claim
@@ -219,21 +219,20 @@ final class PrefetchAnswerCollector: Sendable {
     }
 }
 
-/// Answers the page on the engine's executor (where a reply must be settled: WKWebView's main thread), once the
+/// Answers the page on the engine's actor (where a reply must be settled: WKWebView's main thread), once the
 /// response's cookie changes are in the engine's store.
-actor PrefetchReplyCourier {
-    nonisolated let unownedExecutor: UnownedSerialExecutor
+@EngineActor
+final class PrefetchReplyCourier {
     private weak var engine: (any WebEngine)?
     private let prefetcher: FirstScreenPrefetcher
     private let logger = Logger(label: "hybrid.prefetch")
 
     init(engine: any WebEngine, prefetcher: FirstScreenPrefetcher) {
-        unownedExecutor = engine.executor
         self.engine = engine
         self.prefetcher = prefetcher
     }
 
-    /// Resolves `reply` on the engine's executor.
+    /// Resolves `reply` on the engine's actor.
     func settle(_ reply: any ScriptMessageReply, json: String) { reply.resolve(json: json) }
 
     /// Whether the engine would send `url` the cookies the jar would (as name=value pairs); false, with a notice,

@@ -4,10 +4,9 @@ import Logging
 /// Applies a ``RemoteConfigApplication`` to one container's page (see there for what each part does).
 ///
 /// The first configuration is applied before the first load; later ones as the store takes them, on the
-/// engine's executor. Hook switches are overrides laid over the host's own (``InterceptionSwitches/Overrides``),
+/// engine's actor. Hook switches are overrides laid over the host's own (``InterceptionSwitches/Overrides``),
 /// so a switch a newer configuration no longer mentions goes back to the host's value.
-final class RemoteConfigApplier: PageFeatureSession, @unchecked Sendable {
-    // Used on the engine's executor only (init, hops, close), which serialises access.
+final class RemoteConfigApplier: PageFeatureSession {
     private let application: RemoteConfigApplication
     private weak var engine: (any WebEngine)?
     private var modules: ModuleRegistry?
@@ -110,7 +109,9 @@ final class RemoteConfigApplier: PageFeatureSession, @unchecked Sendable {
 
     /// The switches `config` sets; its degraded https prefixes also name the pages on `pageScheme` standing for
     /// them.
-    static func hookOverrides(of config: RemoteConfig, pageScheme: String?) -> InterceptionSwitches.Overrides {
+    nonisolated static func hookOverrides(of config: RemoteConfig, pageScheme: String?)
+        -> InterceptionSwitches.Overrides
+    {
         var overrides = InterceptionSwitches.Overrides()
         overrides.hooksEnabled = config.hooks["all"]
         overrides.proxyEnabled = config.hooks["proxy"]

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Bodies are bound to the origin that uploaded them and to this handler (one per view), so no other page or
 /// origin can use them; a request whose `Origin` header names another origin is refused.
-public final class InterceptingSchemeHandler: SchemeHandler {
+public nonisolated final class InterceptingSchemeHandler: SchemeHandler {
     public let inner: any SchemeHandler
     public let store: BodyStore
     public let switches: InterceptionSwitches
@@ -34,7 +34,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     ///   - store: where the hooks' bodies wait for their requests.
     ///   - switches: which hooks and strategies are on, shared with the page's hooks.
     ///   - proxy: native networking for full-proxy pages; without it the proxy path refuses.
-    ///   - hop: runs a closure on the engine's executor (proxy events arrive on other threads).
+    ///   - hop: runs a closure on the engine's actor (proxy events arrive on other threads).
     ///   - mapURL: the http(s) URL a custom-scheme URL stands for (``OfflineURLMapping/packageURL(for:)``);
     ///     by default the scheme is swapped for https.
     ///   - bodyKey: the secret the page's hooks send with each body (random by default), so other scripts cannot
@@ -86,7 +86,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     /// body right now (for tests and diagnostics).
     public var attachedCount: Int { attached.withLock { $0.count } }
 
-    public func start(_ task: any SchemeTask) {
+    @EngineActor public func start(_ task: any SchemeTask) {
         let request = task.request
         guard let origin = Self.origin(of: request.url) else {
             if request.bodyWithheld { return task.fail(.forbidden(Self.withheldMessage)) }
@@ -175,7 +175,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     /// Whether a request of this view came lately from `origin` (lower-cased, as ``origin(of:)`` writes it).
     func served(_ origin: String) -> Bool { servedOrigins.withLock { $0.contains(origin) } }
 
-    private func startRewritten(
+    @EngineActor private func startRewritten(
         _ task: any SchemeTask, request: EngineRequest, redirectMode: ProxiedRequest.RedirectMode,
         reportsRedirection: Bool, storedBody: StoredBody? = nil
     ) {
@@ -186,7 +186,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         inner.start(wrapper)
     }
 
-    private func attach(
+    @EngineActor private func attach(
         _ task: any SchemeTask, request: EngineRequest, redirectMode: ProxiedRequest.RedirectMode,
         reportsRedirection: Bool, storedBody: StoredBody?
     ) -> AttachedBodyTask {
@@ -200,7 +200,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         return wrapper
     }
 
-    public func stop(_ task: any SchemeTask) {
+    @EngineActor public func stop(_ task: any SchemeTask) {
         if let flight = proxied.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) {
             flight.cancel()
             return
@@ -216,7 +216,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
 
     // MARK: Reserved paths
 
-    private func serve(_ reserved: ReservedRequest, _ task: any SchemeTask, owner: BodyOwner) {
+    @EngineActor private func serve(_ reserved: ReservedRequest, _ task: any SchemeTask, owner: BodyOwner) {
         let request = task.request
         switch reserved {
         case .invalid(let why):
@@ -281,7 +281,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         Logger(label: "hybrid.bodies").warning("\(Self.channelFallbackAdvice)")
     }
 
-    private func startProxy(_ task: any SchemeTask, owner: BodyOwner) {
+    @EngineActor private func startProxy(_ task: any SchemeTask, owner: BodyOwner) {
         let request = task.request
         guard let proxy, switches.hooksEnabled, switches.proxyEnabled else {
             return reply(task, 403, Self.proxyUnavailable)
@@ -410,7 +410,7 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         return .success(ProxyPlan(request: outgoing, backToPage: backToPage))
     }
 
-    private func deliver(
+    @EngineActor private func deliver(
         _ event: ProxyEvent, to task: any SchemeTask, key: ObjectIdentifier, headSent: HeadSent,
         pageURL: @Sendable (URL) -> String
     ) {
@@ -477,11 +477,13 @@ public final class InterceptingSchemeHandler: SchemeHandler {
     /// The prefix of the headers native code and the hooks exchange (lowercased), never a server's.
     static let internalHeaderPrefix = "x-hybrid-"
 
-    private func reply(_ task: any SchemeTask, _ status: Int, _ message: String, headers: [String: String] = [:]) {
+    @EngineActor private func reply(
+        _ task: any SchemeTask, _ status: Int, _ message: String, headers: [String: String] = [:]
+    ) {
         replyJSON(task, ["error": .string(message)], status: status, headers: headers)
     }
 
-    private func replyJSON(
+    @EngineActor private func replyJSON(
         _ task: any SchemeTask, _ object: [String: JSONValue], status: Int = 200, headers: [String: String] = [:]
     ) {
         let body = (try? JSONEncoder().encode(JSONValue.object(object))) ?? Data("{}".utf8)
@@ -533,13 +535,13 @@ public final class InterceptingSchemeHandler: SchemeHandler {
         return result
     }
 
-    @Sendable static func swapToHTTPS(_ url: URL) -> URL? {
+    @Sendable nonisolated static func swapToHTTPS(_ url: URL) -> URL? {
         guard let colon = url.absoluteString.firstIndex(of: ":") else { return nil }
         return URL(string: "https" + url.absoluteString[colon...])
     }
 }
 
-/// A proxied request in flight. Started, stopped and hopped to on the engine's executor; a lock rather than
+/// A proxied request in flight. Started, stopped and hopped to on the engine's actor; a lock rather than
 /// that promise, so the compiler checks it.
 private final class ProxyFlight: Sendable {
     private struct State {

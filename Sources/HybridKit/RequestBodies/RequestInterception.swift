@@ -1,7 +1,7 @@
 import Foundation
 
 /// Request interception installed on one engine: the hooks in every frame and an ``InterceptingSchemeHandler``
-/// around the scheme's own handler. Create it on the engine's executor, before the first load.
+/// around the scheme's own handler. Create it on the engine's actor, before the first load.
 public final class RequestInterception: Sendable {
     public let handler: InterceptingSchemeHandler
     public let config: InterceptionConfig
@@ -18,7 +18,7 @@ public final class RequestInterception: Sendable {
     ///   - mapURL: the http(s) URL a custom-scheme URL stands for (default: the scheme swapped for https).
     ///   - bodyChannel: where the page sends large bodies with the engine's own upload (HybridNetwork's
     ///     `LoopbackBodyChannel`); nil or not listening: in slices to the scheme handler.
-    @discardableResult
+    @discardableResult @EngineActor
     public static func install(
         on engine: any WebEngine, scheme: String, inner: any SchemeHandler,
         config: InterceptionConfig = InterceptionConfig(), proxy: (any RequestProxying)? = nil,
@@ -51,15 +51,15 @@ public final class RequestInterception: Sendable {
     }
 
     /// Turns the hooks on or off: at once for the scheme handler and the main frame's document, and for every
-    /// document loaded later. Call on the engine's executor; from elsewhere, set ``InterceptionSwitches`` (published
-    /// on the next hop).
-    public func setHooksEnabled(_ enabled: Bool) {
+    /// document loaded later. From off the engine's actor, set ``InterceptionSwitches`` (published on the next
+    /// hop).
+    @EngineActor public func setHooksEnabled(_ enabled: Bool) {
         switches.hooksEnabled = enabled
         publisher.publish()
     }
 
     /// Allows or stops full proxy (pages fall back to body by id).
-    public func setProxyEnabled(_ enabled: Bool) {
+    @EngineActor public func setProxyEnabled(_ enabled: Bool) {
         switches.proxyEnabled = enabled
         publisher.publish()
     }

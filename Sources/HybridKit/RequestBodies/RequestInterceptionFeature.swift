@@ -69,7 +69,7 @@ public struct RequestInterceptionFeature: PageFeature {
         Self.session(switches: switches, page: page)
     }
 
-    static func session(switches: InterceptionSwitches, page: HybridPage) -> any PageFeatureSession {
+    @EngineActor static func session(switches: InterceptionSwitches, page: HybridPage) -> any PageFeatureSession {
         SwitchesSession(publisher: SwitchesPublisher(switches: switches, engine: page.engine))
     }
 }

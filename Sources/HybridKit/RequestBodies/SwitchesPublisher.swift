@@ -5,13 +5,12 @@ import Synchronization
 /// document gets the new values at once and documents loaded later get them from a user script (the previous
 /// one replaced, so flips do not pile up scripts).
 ///
-/// Create and cancel it on the engine's executor.
-public final class SwitchesPublisher: @unchecked Sendable {
+@EngineActor
+public final class SwitchesPublisher {
     private let switches: InterceptionSwitches
-    // Set once in init; the engine is read on its executor only.
     private weak var engine: (any WebEngine)?
     private let observation: Mutex<SwitchesObservation?> = Mutex(nil)
-    // The script in the engine now; touched on the engine's executor only (hops and cancel run there).
+    /// The script in the engine now.
     private var installed: UserScript?
 
     public init(switches: InterceptionSwitches, engine: any WebEngine) {
@@ -35,7 +34,7 @@ public final class SwitchesPublisher: @unchecked Sendable {
         if let script = installed.take() { engine?.removeUserScript(script) }
     }
 
-    /// Publishes the current values now (on the engine's executor), rather than on the next hop after a change:
+    /// Publishes the current values now, rather than on the next hop after a change:
     /// for a host that flips a switch and loads a page right after.
     public func publish() {
         guard let engine, observation.withLock({ $0 != nil }) else { return }

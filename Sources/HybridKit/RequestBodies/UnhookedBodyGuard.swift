@@ -3,7 +3,7 @@ import Logging
 
 /// Stands in front of a custom scheme that no request hooks serve: the engine reads no request body there, and
 /// a request that carried one fails with an error the page sees, and a warning is logged.
-final class UnhookedBodyGuard: SchemeHandler {
+nonisolated final class UnhookedBodyGuard: SchemeHandler {
     private let inner: any SchemeHandler
     private let scheme: String
     private let logger = Logger(label: "hybrid.container")
@@ -22,12 +22,12 @@ final class UnhookedBodyGuard: SchemeHandler {
     func mayReadBody(of request: EngineRequest) -> Bool { false }
     var readsBodySource: Bool { inner.readsBodySource }
 
-    func start(_ task: any SchemeTask) {
+    @EngineActor func start(_ task: any SchemeTask) {
         guard task.request.bodyWithheld else { return inner.start(task) }
         logger.warning(
             "request body refused", metadata: ["url": "\(task.request.url)", "scheme": "\(scheme)"])
         task.fail(.forbidden(Self.message(scheme: scheme)))
     }
 
-    func stop(_ task: any SchemeTask) { inner.stop(task) }
+    @EngineActor func stop(_ task: any SchemeTask) { inner.stop(task) }
 }

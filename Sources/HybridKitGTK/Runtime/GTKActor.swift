@@ -1,11 +1,7 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
-/// The actor for everything that touches WebKitGTK: its executor is GTK's own thread.
-@globalActor
-public actor GTKActor {
-    public static let shared = GTKActor()
+import HybridKit
 
-    public nonisolated var unownedExecutor: UnownedSerialExecutor {
-        GTKRuntime.shared.executor.asUnownedSerialExecutor()
-    }
-}
+/// The actor for everything that touches WebKitGTK: the engine's actor, whose thread GTK's main loop runs on
+/// once ``GTKRuntime`` has taken it over.
+public typealias GTKActor = EngineActor
 #endif

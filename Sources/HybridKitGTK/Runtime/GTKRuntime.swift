@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Owns GTK's thread: a thread that iterates GLib's default main context for the life of the process,
+/// Runs GTK on the engine thread: hands that thread to GLib's default main context for the life of the process,
 /// plus the headless set-up (environment, a virtual display when there is none) and `gtk_init`.
 ///
 /// The loop runs from first use, so ``GTKActor`` code can always be scheduled; ``start(_:)`` must succeed
@@ -12,8 +12,8 @@ import Synchronization
 public final class GTKRuntime: Sendable {
     public static let shared = GTKRuntime()
 
-    /// Runs jobs on GTK's thread; the executor of ``GTKActor``.
-    public let executor: GLibMainContextExecutor
+    /// The engine thread, GTK's thread once started: the executor of ``GTKActor``.
+    public var executor: EngineThread { .shared }
     private let outcome = Mutex<Result<Void, GTKRuntimeError>?>(nil)
     private let display = Mutex<VirtualDisplay?>(nil)
     private let logger = Logger(label: "hybrid.gtk")
@@ -23,22 +23,20 @@ public final class GTKRuntime: Sendable {
     private let loopEnded = DispatchSemaphore(value: 0)
 
     private init() {
-        executor = GLibMainContextExecutor(context: g_main_context_default())
+        let context: OpaquePointer = g_main_context_default()
         // GLib allocates or aborts; it never returns NULL here.
-        let loop = UncheckedLoop(loop: g_main_loop_new(g_main_context_default(), 0).unsafelyUnwrapped)
+        let loop = UncheckedLoop(loop: g_main_loop_new(context, 0).unsafelyUnwrapped)
         self.loop = loop.loop
         let ended = loopEnded
-        let thread = Thread {
+        // The engine thread, not a thread of GTK's own: the core's engine-isolated code and GTK's must share one
+        // thread for the compiler's isolation to mean what it says. The thread is parked, never ended, once the
+        // loop is quit: WebKit treats it as its main thread, and ending it runs WebKit's and GLib's per-thread
+        // destructors while WebKit's own threads still work, which corrupted the heap in about one exit in ten
+        // after a shutdown.
+        EngineThread.shared.handOver(to: GLibEngineLoop(context: context)) {
             g_main_loop_run(loop.loop)
             ended.signal()
-            // Parked, never ended: WebKit treats this thread as its main thread, and ending it runs WebKit's and
-            // GLib's per-thread destructors while WebKit's own threads still work, which corrupted the heap in
-            // about one exit in ten after a shutdown.
-            while true { DispatchSemaphore(value: 0).wait() }
         }
-        thread.name = "gtk"
-        thread.stackSize = 8 << 20
-        thread.start()
     }
 
     /// Prepares the display and initialises GTK. Later calls return the first call's outcome, whatever
@@ -49,7 +47,7 @@ public final class GTKRuntime: Sendable {
     /// demo) opt into ``Options/headless``.
     public func start(_ options: Options = Options()) throws(GTKRuntimeError) {
         if let outcome = outcome.withLock({ $0 }) { return try outcome.get() }
-        if executor.isOnExecutorThread { return try startOnItsThread(options).get() }
+        if executor.isCurrent { return try startOnItsThread(options).get() }
         // Launching needs GTK's thread (gtk_init runs there), so it always happens there: a caller elsewhere waits
         // for it holding no lock. Launching from the calling thread under a lock deadlocked when a job on GTK's
         // thread called start() at the same moment: it waited for the lock, the launch waited for GTK's thread.
@@ -87,7 +85,7 @@ public final class GTKRuntime: Sendable {
     /// Exiting without it is fine too: the process's exit status and output stay its own, and an Xvfb the runtime
     /// started ends once the process's connection closes.
     public func shutDown() {
-        precondition(!executor.isOnExecutorThread, "GTKRuntime.shutDown() waits for GTK's thread: call it elsewhere")
+        precondition(!executor.isCurrent, "GTKRuntime.shutDown() waits for GTK's thread: call it elsewhere")
         let wasRunning = outcome.withLock { outcome -> Bool in
             defer { outcome = .failure(.shutDown) }
             if case .failure(.shutDown) = outcome { return false }

@@ -5,7 +5,7 @@ import HybridKit
 
 /// The port's cookie store over `WebKitCookieManager` (libsoup cookies).
 @GTKActor
-final class GTKCookieStore: @preconcurrency EngineCookieStore {
+final class GTKCookieStore: EngineCookieStore {
     private let manager: UnsafeMutablePointer<WebKitCookieManager>
 
     init(manager: UnsafeMutablePointer<WebKitCookieManager>) {

@@ -31,7 +31,7 @@ final class GTKDownloads {
         let started: @convention(c) (gpointer?, UnsafeMutablePointer<WebKitDownload>?, gpointer?) -> Void = {
             _, download, data in
             guard let download, let handle = SignalBox<DownloadStartedCallback>.from(data) else { return }
-            GTKActor.run { handle(download) }
+            GTKActor.assumeIsolated { handle(download) }
         }
         connectSignal(
             UnsafeMutableRawPointer(GTKWebContext.shared.context), "download-started",
@@ -60,7 +60,7 @@ final class GTKDownloads {
             guard let object, let handle = SignalBox<DecideDestinationCallback>.from(data) else { return 0 }
             let download = object.assumingMemoryBound(to: WebKitDownload.self)
             let filename = borrowGString(name)
-            return GTKActor.run { handle(download, filename) } ? 1 : 0
+            return GTKActor.assumeIsolated { handle(download, filename) } ? 1 : 0
         }
         connectSignal(
             UnsafeMutableRawPointer(download), "decide-destination", handler: unsafeBitCast(decide, to: GCallback.self),

@@ -10,12 +10,10 @@ public struct GTKEngineFactory: WebEngineFactory {
         self.configuration = configuration
     }
 
-    public var executor: UnownedSerialExecutor { GTKRuntime.shared.executor.asUnownedSerialExecutor() }
-
     public func makeEngine() throws(EngineError) -> any WebEngine { makeGTKWebView() }
 
     /// A new view with its type: give it to `HybridContainer(configuration:engine:)` and put its widget in
     /// your window yourself, with no downcast of `HybridContainer.engine`.
-    public func makeGTKWebView() -> GTKWebView { GTKWebView.makeOnGTKThread(configuration: configuration) }
+    @GTKActor public func makeGTKWebView() -> GTKWebView { GTKWebView(configuration: configuration) }
 }
 #endif

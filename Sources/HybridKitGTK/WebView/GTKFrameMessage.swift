@@ -40,7 +40,7 @@ enum GTKFrameMessage {
 
 /// Answers one frame post with a string the extension hands to the frame's callback.
 @GTKActor
-final class GTKFrameMessageReply: @preconcurrency ScriptMessageReply {
+final class GTKFrameMessageReply: ScriptMessageReply {
     private var message: UnsafeMutablePointer<WebKitUserMessage>?
 
     init(message: UnsafeMutablePointer<WebKitUserMessage>) {

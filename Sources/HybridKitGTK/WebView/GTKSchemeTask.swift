@@ -9,7 +9,7 @@ import HybridKit
 /// as one in-memory stream. A response still open at the end of the turn switches to a pipe whose read end
 /// WebKit consumes asynchronously, so large or slow bodies stream instead of being buffered whole.
 @GTKActor
-final class GTKSchemeTask: @preconcurrency SchemeTask {
+final class GTKSchemeTask: SchemeTask {
     nonisolated let request: EngineRequest
     /// The body was over the handler's limit and was not read (``RequestBodyLimit``): fail the task unstarted.
     nonisolated let bodyOverLimit: Bool

@@ -6,10 +6,9 @@ import HybridKit
 /// the dialog is closed on a later turn of the main loop, never inside the `script-dialog` emission that
 /// created it (WebKit still holds it there), or at once when the view closes.
 ///
-/// GTK-isolated, like the view: ``answer(_:)`` meets the port's nonisolated requirement through a
-/// `@preconcurrency` conformance, so the compiler checks GTK's executor where a caller enters it (SE-0423).
+/// GTK-isolated, like the view and the port's requirement.
 @GTKActor
-final class GTKScriptDialogReply: @preconcurrency ScriptDialogReply {
+final class GTKScriptDialogReply: ScriptDialogReply {
     private var dialog: OpaquePointer?
     private var answered = false
     private let kind: ScriptDialog.Kind

@@ -4,7 +4,7 @@ import HybridKit
 
 /// Settles the promise of one `postMessage` made to a reply-capable handler.
 @GTKActor
-final class GTKScriptMessageReply: @preconcurrency ScriptMessageReply {
+final class GTKScriptMessageReply: ScriptMessageReply {
     private var reply: OpaquePointer?
     /// The JavaScript context of the message, in which the reply value is built.
     private let context: UnsafeMutablePointer<JSCContext>?

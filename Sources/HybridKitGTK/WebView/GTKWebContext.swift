@@ -67,7 +67,7 @@ final class GTKWebContext {
             context, scheme,
             { request, _ in
                 guard let request else { return }
-                GTKActor.run { GTKWebContext.shared.route(request) }
+                GTKActor.assumeIsolated { GTKWebContext.shared.route(request) }
             }, nil, nil)
         let security = webkit_web_context_get_security_manager(context)
         webkit_security_manager_register_uri_scheme_as_secure(security, scheme)

@@ -18,7 +18,7 @@ extension GTKWebView {
             _, decision, type, data in
             guard let decision, let handle = SignalBox<PolicyCallback>.from(data)
             else { return 0 }
-            return GTKActor.run { handle(decision, type) } ? 1 : 0
+            return GTKActor.assumeIsolated { handle(decision, type) } ? 1 : 0
         }
         viewSignals.append(
             connectSignal(
@@ -29,7 +29,7 @@ extension GTKWebView {
 
         let loadChanged: @convention(c) (gpointer?, WebKitLoadEvent, gpointer?) -> Void = { _, event, data in
             guard let handle = SignalBox<LoadChangedCallback>.from(data) else { return }
-            GTKActor.run { handle(event) }
+            GTKActor.assumeIsolated { handle(event) }
         }
         viewSignals.append(
             connectSignal(
@@ -45,7 +45,7 @@ extension GTKWebView {
                     let message = error?.pointee.message.map { String(cString: $0) } ?? "unknown error"
                     guard let handle = SignalBox<LoadFailedCallback>.from(data) else { return 0 }
                     let url = borrowGString(uri)
-                    GTKActor.run { handle(url, message) }
+                    GTKActor.assumeIsolated { handle(url, message) }
                     return 0
                 }
         viewSignals.append(
@@ -60,7 +60,7 @@ extension GTKWebView {
         let terminated: @convention(c) (gpointer?, WebKitWebProcessTerminationReason, gpointer?) -> Void = {
             _, reason, data in
             guard let handle = SignalBox<TerminatedCallback>.from(data) else { return }
-            GTKActor.run { handle(reason) }
+            GTKActor.assumeIsolated { handle(reason) }
         }
         viewSignals.append(
             connectSignal(
@@ -82,7 +82,7 @@ extension GTKWebView {
         let received: @convention(c) (gpointer?, UnsafeMutablePointer<WebKitUserMessage>?, gpointer?) -> gboolean = {
             _, message, data in
             guard let message, let handle = SignalBox<UserMessageCallback>.from(data) else { return 0 }
-            return GTKActor.run { handle(message) } ? 1 : 0
+            return GTKActor.assumeIsolated { handle(message) } ? 1 : 0
         }
         viewSignals.append(
             connectSignal(

@@ -33,13 +33,8 @@ extension GTKWebView {
     }
 }
 
-// The port's history requirements: called on GTK's thread, checked like every port requirement.
+// The port's history requirements.
 extension GTKWebView {
-    /// Creates a view from code that is on GTK's thread without being GTK-isolated (a factory).
-    public nonisolated static func makeOnGTKThread(configuration: Configuration = Configuration()) -> GTKWebView {
-        GTKActor.run { GTKWebView(configuration: configuration) }
-    }
-
     public func historySnapshot() -> Data? { sessionStateData() }
 
     public func restoreHistory(_ snapshot: Data) -> Bool { restoreSessionState(snapshot) }

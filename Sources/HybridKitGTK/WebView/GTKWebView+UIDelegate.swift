@@ -24,7 +24,7 @@ extension GTKWebView {
         let create: @convention(c) (gpointer?, OpaquePointer?, gpointer?) -> UnsafeMutablePointer<GtkWidget>? = {
             _, action, data in
             guard let action, let handle = SignalBox<CreateCallback>.from(data) else { return nil }
-            GTKActor.run { handle(action) }
+            GTKActor.assumeIsolated { handle(action) }
             return nil
         }
         viewSignals.append(
@@ -34,7 +34,7 @@ extension GTKWebView {
 
         let dialog: @convention(c) (gpointer?, OpaquePointer?, gpointer?) -> gboolean = { _, dialog, data in
             guard let dialog, let handle = SignalBox<ScriptDialogCallback>.from(data) else { return 0 }
-            return GTKActor.run { handle(dialog) } ? 1 : 0
+            return GTKActor.assumeIsolated { handle(dialog) } ? 1 : 0
         }
         viewSignals.append(
             connectSignal(
@@ -47,7 +47,7 @@ extension GTKWebView {
                 gpointer?, UnsafeMutablePointer<WebKitWebResource>?, UnsafeMutablePointer<WebKitURIRequest>?, gpointer?
             ) -> Void = { _, resource, _, data in
                 guard let resource, let handle = SignalBox<ResourceStartedCallback>.from(data) else { return }
-                GTKActor.run { handle(resource) }
+                GTKActor.assumeIsolated { handle(resource) }
             }
         viewSignals.append(
             connectSignal(
@@ -103,7 +103,7 @@ extension GTKWebView {
                         && $0.pointee.code == gint(WEBKIT_NETWORK_ERROR_CANCELLED.rawValue)
                 } ?? false
             let resource = object.assumingMemoryBound(to: WebKitWebResource.self)
-            GTKActor.run { handle(resource, message, cancelled) }
+            GTKActor.assumeIsolated { handle(resource, message, cancelled) }
         }
         // The connection lives as long as the resource object; GLib releases the box with it.
         connectSignal(

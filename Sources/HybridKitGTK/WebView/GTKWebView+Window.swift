@@ -16,7 +16,7 @@ extension GTKWebView {
         guard !isClosed else { return }
         let deleteEvent: @convention(c) (gpointer?, gpointer?, gpointer?) -> gboolean = { _, _, data in
             guard let handle = SignalBox<WindowCloseCallback>.from(data) else { return 0 }
-            GTKActor.run { handle() }
+            GTKActor.assumeIsolated { handle() }
             return 1  // Handled: the window stays until the host closes the view.
         }
         // Released by GLib when the window is destroyed (at close), with the closure.

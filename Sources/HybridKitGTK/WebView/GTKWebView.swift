@@ -9,13 +9,9 @@ typealias MessageCallback = @GTKActor (OpaquePointer?) -> Void
 
 /// The WebKitGTK implementation of the port: one `WebKitWebView` in its own top-level window.
 ///
-/// All state lives on ``GTKActor``, and so do the port's requirements: the conformance is `@preconcurrency`, so
-/// the compiler checks GTK's executor where a nonisolated caller (the core's actors on that executor) enters one
-/// (SE-0423). The core reaches them on GTK's thread only; a call from elsewhere traps in
-/// ``GLibMainContextExecutor/checkIsolated()`` before WebKitGTK is touched. The port is `Sendable`, which rules
-/// out a `@GTKActor` conformance (SE-0470) while the core sends engines between actors.
+/// All state lives on ``GTKActor``, which is the port's own actor (`EngineActor`): the compiler checks every call.
 @GTKActor
-public final class GTKWebView: @preconcurrency WebEngine {
+public final class GTKWebView: WebEngine {
     public struct Configuration: Sendable {
         public var width: Int32
         public var height: Int32
@@ -122,8 +118,6 @@ public final class GTKWebView: @preconcurrency WebEngine {
         releaseUserScripts()
         g_object_unref(UnsafeMutableRawPointer(contentManager))
     }
-
-    public nonisolated var executor: UnownedSerialExecutor { GTKRuntime.shared.executor.asUnownedSerialExecutor() }
 
     /// Whether the window is shown.
     public var isVisible: Bool {
@@ -291,7 +285,7 @@ public final class GTKWebView: @preconcurrency WebEngine {
                         _, value, reply, data in
                         guard let deliver = SignalBox<ReplyMessageCallback>.from(data)
                         else { return 0 }
-                        GTKActor.run { deliver(value, reply) }
+                        GTKActor.assumeIsolated { deliver(value, reply) }
                         return 1
                     }
             signal = connectSignal(
@@ -306,7 +300,7 @@ public final class GTKWebView: @preconcurrency WebEngine {
             webkit_user_content_manager_register_script_message_handler(manager, name)
             let callback: @convention(c) (OpaquePointer?, OpaquePointer?, gpointer?) -> Void = { _, result, data in
                 guard let deliver = SignalBox<MessageCallback>.from(data) else { return }
-                GTKActor.run { deliver(result) }
+                GTKActor.assumeIsolated { deliver(result) }
             }
             signal = connectSignal(
                 UnsafeMutableRawPointer(contentManager), "script-message-received::\(name)",

@@ -239,9 +239,9 @@ private struct PostedObject: Decodable, Equatable {
 /// Records script messages; optionally answers them.
 final class RecordingMessageHandler: ScriptMessageHandler {
     private let received = Mutex<[(message: ScriptMessage, hadReply: Bool)]>([])
-    private let answer: (@Sendable (ScriptMessage, (any ScriptMessageReply)?) -> Void)?
+    private let answer: (@EngineActor @Sendable (ScriptMessage, (any ScriptMessageReply)?) -> Void)?
 
-    init(answer: (@Sendable (ScriptMessage, (any ScriptMessageReply)?) -> Void)? = nil) {
+    init(answer: (@EngineActor @Sendable (ScriptMessage, (any ScriptMessageReply)?) -> Void)? = nil) {
         self.answer = answer
     }
 

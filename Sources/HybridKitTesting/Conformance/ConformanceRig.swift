@@ -5,15 +5,14 @@ import Synchronization
 /// What a conformance case drives: engines made by the host's factory, a recording navigation and UI delegate,
 /// and a scheme handler serving the case's pages under `conformance://host/`.
 ///
-/// An actor on the engine's executor, so a case calls the port as the port demands (on `WebEngine/executor`)
-/// with no hops.
-actor ConformanceRig {
+/// On the engine's actor, so a case calls the port as the port demands, with no hops.
+@EngineActor
+final class ConformanceRig {
     static let scheme = "conformance"
     static let base = URL(string: "conformance://host/")
 
     nonisolated let factory: any WebEngineFactory
     nonisolated let host: any EngineConformanceHost
-    nonisolated var unownedExecutor: UnownedSerialExecutor { factory.executor }
 
     let events = RecordingNavigationDelegate()
     let ui = RecordingUIDelegate()
@@ -23,13 +22,13 @@ actor ConformanceRig {
     private var directories: [URL] = []
     private var first: (any WebEngine)?
 
-    /// Runs a body on the engine's executor after `delay`, for handlers that answer over several turns.
-    nonisolated let later: @Sendable (Duration, @escaping @Sendable () -> Void) -> Void
+    /// Runs a body on the engine's actor after `delay`, for handlers that answer over several turns.
+    nonisolated let later: @Sendable (Duration, @escaping @EngineActor @Sendable () -> Void) -> Void
 
-    init(factory: any WebEngineFactory, host: any EngineConformanceHost) {
+    nonisolated init(factory: any WebEngineFactory, host: any EngineConformanceHost) {
         self.factory = factory
         self.host = host
-        let runner = EngineExecutorHop(executor: factory.executor)
+        let runner = EngineExecutorHop()
         later = { delay, body in
             Task {
                 try? await Task.sleep(for: delay)
@@ -38,7 +37,7 @@ actor ConformanceRig {
         }
     }
 
-    func perform(_ body: @Sendable (isolated ConformanceRig) async throws -> Void) async throws {
+    func perform(_ body: @EngineActor @Sendable (ConformanceRig) async throws -> Void) async throws {
         try await body(self)
     }
 
@@ -90,7 +89,7 @@ actor ConformanceRig {
         if actual != expected { throw fail("\(what): expected \(expected), got \(actual)") }
     }
 
-    /// Polls `condition` on the engine's executor until it holds, or fails naming `what`. `nonisolated(nonsending)`:
+    /// Polls `condition` on the engine's actor until it holds, or fails naming `what`. `nonisolated(nonsending)`:
     /// a condition that captures only an engine (not the rig) must still run here, where the port may be called.
     func waitUntil(
         _ what: String, timeout: Duration = .seconds(20), _ condition: nonisolated(nonsending) () async throws -> Bool
@@ -322,7 +321,7 @@ final class RecordingUIDelegate: EngineUIDelegate {
 
 /// Serves the case's pages and routes, and records what the engine asked of it.
 final class ConformanceSchemeHandler: SchemeHandler {
-    typealias Route = @Sendable (any SchemeTask) -> Void
+    typealias Route = @EngineActor @Sendable (any SchemeTask) -> Void
     struct State {
         var routes: [String: Route] = [:]
         var requests: [EngineRequest] = []

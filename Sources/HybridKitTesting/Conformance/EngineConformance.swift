@@ -7,7 +7,7 @@ import HybridKit
 /// lines. Everything else a case needs it builds from the port itself: it runs on the factory's `executor`.
 public protocol EngineConformanceHost: Sendable {
     /// A factory whose engines are created with `settings` (`WebViewSettings` only take effect at creation).
-    /// The runtime behind it must already run. Called off the engine's executor.
+    /// The runtime behind it must already run. Called off the engine's actor.
     func makeFactory(settings: WebViewSettings) throws -> any WebEngineFactory
 
     /// Serves the files under `directory` over plain HTTP on a loopback address until ``ConformanceHTTPOrigin/stop``
@@ -52,11 +52,11 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
     public let name: String
     /// Settings the case's engines are created with.
     public let settings: WebViewSettings
-    let body: @Sendable (isolated ConformanceRig) async throws -> Void
+    let body: @EngineActor @Sendable (ConformanceRig) async throws -> Void
 
     init(
         _ name: String, settings: WebViewSettings = WebViewSettings(),
-        _ body: @escaping @Sendable (isolated ConformanceRig) async throws -> Void
+        _ body: @escaping @EngineActor @Sendable (ConformanceRig) async throws -> Void
     ) {
         self.name = name
         self.settings = settings

@@ -2,8 +2,8 @@ import Foundation
 import HybridKit
 
 /// Hears the page under `hybrid run` and prints what a developer needs: loads, failed requests (main document
-/// and sub-resources), blocked navigations, links handed out, recoveries. Used on the engine's executor only.
-final class RunEvents: NavigationDelegate, NavigationPolicyHost, PageRecoveryDelegate, @unchecked Sendable {
+/// and sub-resources), blocked navigations, links handed out, recoveries, on the engine's actor.
+final class RunEvents: NavigationDelegate, NavigationPolicyHost, PageRecoveryDelegate {
     enum FirstLoad: Equatable {
         case pending
         case finished

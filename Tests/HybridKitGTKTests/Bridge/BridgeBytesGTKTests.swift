@@ -302,7 +302,7 @@ import Testing
         let codes: [JSONValue] = try await page.evaluate("window.codes")
         #expect(codes == [.string("bad_arguments"), .string("bad_arguments"), .number(65536)])
         // A message that announces more than the limit natively (past a page's own check) is refused as it is read.
-        let parser = InboundMessageParser(limits: await page.page.bridge.configuration.limits)
+        let parser = InboundMessageParser(limits: page.page.bridge.configuration.limits)
         let refused = parser.parseBatch("H1 bcall 1 0123456789abcdef main bt://main bin size\n[70000] null")
         guard case .failure(let error)? = refused.first else {
             Issue.record("a binary call over the limit was read: \(refused)")
@@ -334,8 +334,8 @@ import Testing
             "hybrid.call('bin', 'hold', new ArrayBuffer(4 << 20)).catch(() => {}), true")
         let bridge = page.page.bridge
         try await waitUntil(timeout: .seconds(20)) {
-            let pending = await bridge.pendingCallCount
-            let awaited = await bridge.awaitedUploadCount
+            let pending = bridge.pendingCallCount
+            let awaited = bridge.awaitedUploadCount
             return pending == 1 && awaited == 0
         }
         try page.view.load(EngineRequest(url: try #require(URL(string: "bt://main/index.html?next"))))
@@ -422,7 +422,7 @@ import Testing
                 "hugeSubclass": "bad_arguments", "negativeSubclass": "bad_message", "fractionalSubclass": "bad_message",
                 "blobSubclass": "value 3", "dataView": "value 8", "sharedArrayBuffer": "undefined",
             ], "\(outcome)")
-        try await waitUntil(timeout: .seconds(40)) { await page.page.bridge.pendingCallCount == 0 }
+        try await waitUntil(timeout: .seconds(40)) { page.page.bridge.pendingCallCount == 0 }
         #expect(page.page.bridge.redemptions.heldBytes == 0)
     }
 
@@ -460,8 +460,8 @@ import Testing
             true
             """)
         try await waitUntil(timeout: .seconds(20)) {
-            let pending = await bridge.pendingCallCount
-            let awaited = await bridge.awaitedUploadCount
+            let pending = bridge.pendingCallCount
+            let awaited = bridge.awaitedUploadCount
             return pending == 2 && awaited == 0
         }
         let refused: [String] = try await Self.run(
@@ -519,8 +519,8 @@ import Testing
         #expect(upload == "internal (csp)")
         let bridge = page.page.bridge
         try await waitUntil(timeout: .seconds(30)) {
-            let awaited = await bridge.awaitedUploadCount
-            let pending = await bridge.pendingCallCount
+            let awaited = bridge.awaitedUploadCount
+            let pending = bridge.pendingCallCount
             return awaited == 0 && pending == 0
         }
     }

@@ -163,11 +163,11 @@ import Testing
             })()
             """, as: Bool.self)
         try await page.waitFor("window.relay.victimReady")
-        try await page.page.bridge.emit("bait", 1)
+        try page.page.bridge.emit("bait", 1)
         try await page.waitFor("window.relay.forged === 1")
         // The forged message was posted before the forger told the top; give it time to arrive anyway.
         try await Task.sleep(for: .milliseconds(500))
-        try await page.page.bridge.emit("bait", 2)
+        try page.page.bridge.emit("bait", 2)
         try await page.waitFor("window.relay.forged === 2")
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await page.evaluate("window.relay.victimGot", as: [String].self) == [])
@@ -219,7 +219,7 @@ import Testing
             })()
             """, as: Bool.self)
         try await page.waitFor("window.seen.subReady && window.seen.mainResult")
-        try await page.page.bridge.emit(
+        try page.page.bridge.emit(
             "tricky", ["__proto__": JSONValue.object(["polluted": .bool(true)]), "plain": .number(1)])
         try await page.waitFor("window.seen.mainEvent && window.seen.subEvent")
         struct Seen: Decodable, Equatable {

@@ -27,7 +27,7 @@ import Testing
         let before = Self.cancelled.withLock { $0 }
         try await page.load("test/pending.html")
         try await page.waitFor("window.started")
-        try await waitUntil(timeout: .seconds(30)) { await page.page.bridge.pendingCallCount == 3 }
+        try await waitUntil(timeout: .seconds(30)) { page.page.bridge.pendingCallCount == 3 }
 
         try await page.load("test/blank.html")
         let outcomes: [[String: JSONValue]] = try await page.evaluate("JSON.parse(sessionStorage.getItem('outcomes'))")

@@ -43,8 +43,8 @@ import Testing
         let page = try TestPage(modules: Self.modules)
         defer { page.close() }
         #expect(page.view.verifiesMessageFrames, "the frame-stamping web extension must be loaded")
-        try await page.page.bridge.publishState("device", Device(model: "HK-1", battery: 80), module: "device")
-        try await page.page.bridge.publishState("token", "t-123", module: "secret")
+        try page.page.bridge.publishState("device", Device(model: "HK-1", battery: 80), module: "device")
+        try page.page.bridge.publishState("token", "t-123", module: "secret")
         try await page.load("test/state-probe.html")
 
         // The main frame read both in its first script: no round trip had happened yet.
@@ -103,7 +103,7 @@ import Testing
         }
 
         // An update reaches the main frame and the allowed frame; the others hear nothing.
-        try await page.page.bridge.publishState("device", Device(model: "HK-1", battery: 79), module: "device")
+        try page.page.bridge.publishState("device", Device(model: "HK-1", battery: 79), module: "device")
         try await page.waitFor("hybrid.state.get('device').battery === 79")
         try await page.waitFor("window.frameUpdates.length >= 1")
         try await Task.sleep(for: .milliseconds(300))
@@ -121,7 +121,7 @@ import Testing
                 as: Int.self) == 79)
 
         // Withdrawn state reads undefined; new documents start with the current values.
-        await page.page.bridge.removeState("token")
+        page.page.bridge.removeState("token")
         try await page.waitFor("hybrid.state.get('token') === undefined")
         try await page.load("test/state-probe.html")
         let reloaded: MainAtStart = try await page.evaluate("window.atStart")
@@ -138,7 +138,7 @@ import Testing
         await #expect(throws: BridgeError.self) { try await bridge.publishState("ok", 1, module: "nope") }
         #expect(await bridge.stateNames.isEmpty)
         // A hostile page cannot publish: the receiver ignores a snapshot without native's key.
-        try await page.page.bridge.publishState("device", Device(model: "real", battery: 1), module: "device")
+        try page.page.bridge.publishState("device", Device(model: "real", battery: 1), module: "device")
         try await page.load("test/blank.html")
         let forged: String? = try await page.evaluate(
             """

@@ -116,7 +116,7 @@ import Testing
             """)
         #expect(got == 5)
         try await waitUntil(timeout: .seconds(5)) { Self.cancelled.withLock { $0 } == 1 }
-        try await waitUntil(timeout: .seconds(5)) { await page.page.bridge.openStreamCount == 0 }
+        try await waitUntil(timeout: .seconds(5)) { page.page.bridge.openStreamCount == 0 }
 
         struct Thrown: Decodable { let got: [String]; let code: String?; let message: String? }
         let thrown: Thrown = try await page.settle(
@@ -189,7 +189,7 @@ import Testing
 
         // A navigation ends the unread stream natively.
         try await page.load("test/blank.html")
-        try await waitUntil(timeout: .seconds(5)) { await page.page.bridge.openStreamCount == 0 }
+        try await waitUntil(timeout: .seconds(5)) { page.page.bridge.openStreamCount == 0 }
         try await waitUntil(timeout: .seconds(5)) { Self.cancelled.withLock { $0 } == 1 }
     }
 
@@ -233,7 +233,7 @@ import Testing
         _ = try await page.evaluate(
             "(() => { document.querySelector('iframe').contentWindow.location.reload(); return true; })()",
             as: Bool.self)
-        try await waitUntil(timeout: .seconds(10)) { await page.page.bridge.openStreamCount == 0 }
+        try await waitUntil(timeout: .seconds(10)) { page.page.bridge.openStreamCount == 0 }
         // The producers hear their cancellation on their own tasks, a moment after the streams left the table.
         try await waitUntil(timeout: .seconds(5)) { Self.cancelled.withLock { $0 } == 5 }
         try await page.waitFor("document.querySelector('iframe').contentWindow.hybrid !== undefined")
@@ -241,7 +241,7 @@ import Testing
         #expect(await page.page.bridge.openStreamCount == 3)
         _ = try await page.evaluate(
             "(() => { document.querySelector('iframe').remove(); return true; })()", as: Bool.self)
-        try await waitUntil(timeout: .seconds(10)) { await page.page.bridge.openStreamCount == 0 }
+        try await waitUntil(timeout: .seconds(10)) { page.page.bridge.openStreamCount == 0 }
         try await waitUntil(timeout: .seconds(5)) { Self.cancelled.withLock { $0 } == 8 }
         // The main document's own streams are untouched by its frames' goodbyes.
         #expect(

@@ -242,8 +242,8 @@ import Testing
             try await page.evaluate(
                 "(() => { window.__heard = []; hybrid.on('news', (d) => window.__heard.push(d)); return true; })()",
                 as: Bool.self))
-        try await page.page.bridge.emit("news", "from native")
-        try await page.page.bridge.publishState("mood", "calm", module: "echo")
+        try page.page.bridge.emit("news", "from native")
+        try page.page.bridge.publishState("mood", "calm", module: "echo")
         #expect(try await page.settle("hybrid.call('echo', 'say', 'async hello')", as: String.self) == "async hello")
         #expect(
             try await page.evaluate("hybrid.callSync('echo', 'saySync', 'sync hello')", as: String.self) == "sync hello"

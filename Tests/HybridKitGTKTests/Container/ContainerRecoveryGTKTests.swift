@@ -93,7 +93,7 @@ extension ContainerGTKTests {
                 container.setVisible(false)
                 container.engine.terminateWebProcess()
                 try await waitUntil(timeout: .seconds(10)) {
-                    if case .waitingUntilVisible = await recovery.phase { return true }
+                    if case .waitingUntilVisible = recovery.phase { return true }
                     return false
                 }
                 try await Task.sleep(for: .milliseconds(50))
@@ -126,7 +126,7 @@ extension ContainerGTKTests {
             #expect(await recovery.reloads == 3)
             #expect(events.gaveUp == [3])
             #expect(events.posts.isEmpty, "no page finished loading, so none was told it recovered")
-            if case .gaveUp = await recovery.phase {} else { Issue.record("recovery did not give up") }
+            if case .gaveUp = recovery.phase {} else { Issue.record("recovery did not give up") }
 
             // The host loading again revives the page.
             events.onCommit = nil

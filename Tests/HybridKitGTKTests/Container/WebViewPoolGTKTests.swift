@@ -76,15 +76,15 @@ extension ContainerGTKTests {
                 hybrid.call('slow', 'wait').catch(() => {});
                 1
                 """)
-            try await waitUntil(timeout: .seconds(30)) { await first.bridge.pendingCallCount == 1 }
+            try await waitUntil(timeout: .seconds(30)) { first.bridge.pendingCallCount == 1 }
             #expect(try await first.evaluate("history.length", as: Int.self) == freshHistory + 2)
             let engineA = ObjectIdentifier(first.engine as AnyObject)
             first.close()
             try await waitUntil(timeout: .seconds(30)) {
-                let stats = await pool.stats
+                let stats = pool.stats
                 return stats.reused + stats.discarded.values.reduce(0, +) == 1
             }
-            let discarded = await pool.stats.discarded
+            let discarded = pool.stats.discarded
             #expect(discarded.isEmpty, "\(discarded)")
             #expect(await pool.stats.reused == 1)
             #expect(await pool.idleCount == 1)
@@ -119,7 +119,7 @@ extension ContainerGTKTests {
             _ = try await second.engine.evaluateJavaScript("webkit.messageHandlers.hostEcho.postMessage('B'); 1")
             try await waitUntil(timeout: .seconds(10)) { host.posts == ["B"] }
             second.close()
-            await pool.drain()
+            pool.drain()
         }
 
         @Test @GTKActor func viewThatSawTwoOriginsIsClosedNotReused() async throws {
@@ -132,10 +132,10 @@ extension ContainerGTKTests {
             try container.load(try #require(URL(string: "app://elsewhere/test/blank.html")))
             try await waitUntil(timeout: .seconds(30)) { events.finishes > before }
             container.close()
-            try await waitUntil(timeout: .seconds(30)) { await pool.stats.discarded.values.reduce(0, +) == 1 }
+            try await waitUntil(timeout: .seconds(30)) { pool.stats.discarded.values.reduce(0, +) == 1 }
             #expect(await pool.stats.discarded["pages committed 2 origins"] == 1)
             #expect(await pool.idleCount == 0)
-            await pool.drain()
+            pool.drain()
         }
 
         /// A view returned with its web process dead cannot have its storage cleared: it is closed, not reused.
@@ -147,12 +147,12 @@ extension ContainerGTKTests {
             try await container.loadTourPage("test/blank.html", events: events)
             container.engine.terminateWebProcess()
             container.close()
-            try await waitUntil(timeout: .seconds(30)) { await pool.stats.discarded.values.reduce(0, +) == 1 }
-            let discarded = await pool.stats.discarded
+            try await waitUntil(timeout: .seconds(30)) { pool.stats.discarded.values.reduce(0, +) == 1 }
+            let discarded = pool.stats.discarded
             #expect(discarded["sessionStorage could not be cleared"] == 1, "\(discarded)")
             #expect(await pool.stats.reused == 0)
             #expect(await pool.idleCount == 0)
-            await pool.drain()
+            pool.drain()
         }
 
         @Test @GTKActor func poolIsCappedAndDrainsOnMemoryPressure() async throws {
@@ -168,13 +168,13 @@ extension ContainerGTKTests {
             for container in containers { container.close() }
             containers.removeAll()
             try await waitUntil(timeout: .seconds(30)) {
-                let stats = await pool.stats
+                let stats = pool.stats
                 return stats.reused + stats.discarded.values.reduce(0, +) == 3
             }
             #expect(await pool.idleCount == 2)
             #expect(await pool.stats.discarded["pool full"] == 1)
 
-            await pool.drain()
+            pool.drain()
             #expect(await pool.idleCount == 0)
             #expect(await pool.stats.drained == 2)
             try await waitUntil(timeout: .seconds(30)) { LiveObjects.engineHandles == handlesBefore }

@@ -57,6 +57,19 @@ extension ExitStatusGTKTests {
     }
 }
 
+extension ExitStatusGTKTests {
+    /// Engine-isolated work that ran before GTK existed and GTK's own work run on one thread: GTK took over the
+    /// engine thread rather than starting one of its own.
+    @Test func gtkTakesOverTheEngineThread() async throws {
+        let child = try #require(
+            builtExecutable(named: "gtk-exit-child"), "the gtk-exit-child executable was not built next to the tests")
+        let result = try await ChildProcess.run(child, arguments: ["--engine-thread"])
+        let output = String(decoding: result.standardOutput, as: UTF8.self)
+        #expect(result.exitStatus == 0, "\(output) \(String(decoding: result.standardError, as: UTF8.self))")
+        #expect(output.split(separator: "\n").first == "one engine thread", "\(output.debugDescription)")
+    }
+}
+
 /// Xvfb removes its socket when it ends; `-terminate` ends it once the app's connection is gone.
 private func expectXvfbEnds(_ display: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let socket = "/tmp/.X11-unix/X" + display.dropFirst()

@@ -269,7 +269,7 @@ import Testing
         #expect(probe.title == "page ran")
         #expect(fixture.natives == ["GET /page?x=1"])
         #expect(fixture.requests("GET /page").count == 1)
-        await pool.drain()
+        pool.drain()
     }
 }
 #endif

@@ -116,7 +116,8 @@ import Testing
         let engine = Mutex<(any WebEngine)?>(nil)
         let crash = BridgeModule("crash", access: .anyPage) { module in
             module.method("now") { (_: NoArguments, _) in
-                engine.withLock { $0 }?.terminateWebProcess()
+                // A synchronous method runs on the engine's actor.
+                EngineActor.assumeIsolated { engine.withLock { $0 }?.terminateWebProcess() }
                 return NoArguments()
             }
         }

@@ -1,6 +1,7 @@
 #if canImport(CWebKitGTK)  // WebKitGTK: Linux only (see Package.swift)
 import Foundation
 import HybridKit
+import HybridKitTesting
 import HybridKitGTK
 import HybridNetwork
 import HybridTestServers
@@ -191,7 +192,7 @@ import Testing
             return lines.joined(separator: "\r\n") + extra + "\r\n\r\n"
         }
         // Another page of the same channel (another view), with its own key.
-        let otherPage = InterceptingSchemeHandler(wrapping: handler.inner, hop: { $0() })
+        let otherPage = InterceptingSchemeHandler(wrapping: handler.inner, hop: EngineExecutorHop.immediate)
         channel.routes.register(otherPage)
 
         let id = try store.begin(size: 1000, contentType: nil, owner: owner)

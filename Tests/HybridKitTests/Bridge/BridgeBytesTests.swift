@@ -6,7 +6,7 @@ import Testing
 
 /// Binary calls against the fake engine: the part sizes read without trust, the upload ticket, an upload that
 /// never comes, and the scheme handler's answers. (The same paths in real WebKitGTK: BridgeBytesGTKTests.)
-@MainActor
+@EngineActor
 @Suite struct BridgeBytesTests {
     let engine = FakeEngine()
 

@@ -8,7 +8,7 @@ import Testing
 /// A call is answered at its limit (the method's own, else the bridge's) whatever its method's task does: a
 /// method stuck in an await that ignores cancellation (a `callJavaScript` into a page blocked in its prompt, a
 /// continuation nobody resumes) must not hold the page, least of all its main thread in a synchronous call.
-@MainActor
+@EngineActor
 @Suite struct BridgeCallDeadlineTests {
     let engine = FakeEngine()
 
@@ -114,7 +114,7 @@ import Testing
         // The method was told to stop at the deadline; its late result was dropped: one answer, a failure.
         #expect(blocker.sawCancellation)
         #expect(try answers(id: 1).count == 1)
-        let stats = await bridge.stats
+        let stats = bridge.stats
         #expect(stats.failed == 1 && stats.succeeded == 0)
     }
 
@@ -165,7 +165,7 @@ import Testing
         #expect(blocker.sawCancellation)
         // One answer to the prompt: the late result is dropped.
         #expect(answers.answers.withLock { $0.count } == 1)
-        let stats = await bridge.stats
+        let stats = bridge.stats
         #expect(stats.failed == 1 && stats.succeeded == 0)
     }
 

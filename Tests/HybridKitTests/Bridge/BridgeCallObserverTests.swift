@@ -7,7 +7,7 @@ import Testing
 
 /// `BridgeConfiguration.callObserver` hears every call once it is answered: module and method as the page
 /// wrote them, the caller, the outcome and how long it took; refused and failed calls included.
-@MainActor
+@EngineActor
 @Suite struct BridgeCallObserverTests {
     let engine = FakeEngine()
     let records = Recorded()

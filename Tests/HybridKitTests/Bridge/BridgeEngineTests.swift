@@ -12,7 +12,7 @@ struct Point: Codable, Sendable, Equatable {
 
 struct Gate: PageContextKey { typealias Value = String }
 
-@MainActor
+@EngineActor
 @Suite struct BridgeEngineTests {
     let engine = FakeEngine()
 
@@ -83,7 +83,7 @@ struct Gate: PageContextKey { typealias Value = String }
 
     @Test func eventsEmittedTogetherLeaveTogether() async throws {
         let bridge = try makeBridge()
-        for n in 0..<3 { try await bridge.emit("tick", ["n": n]) }
+        for n in 0..<3 { try bridge.emit("tick", ["n": n]) }
         #expect(await waitUntil { !engine.evaluations.isEmpty })
         await settle()
         #expect(engine.evaluations.count == 1)
@@ -177,7 +177,7 @@ struct Gate: PageContextKey { typealias Value = String }
         engine.post(PageMessage.call("math", "slow", id: 1))
         engine.post(PageMessage.call("math", "slow", id: 2))
         #expect(await bridge.pendingCallCount == 2)
-        await bridge.pageDidNavigate()
+        bridge.pageDidNavigate()
         #expect(await bridge.pendingCallCount == 0)
         await settle()
         try await Task.sleep(for: .milliseconds(50))
@@ -196,7 +196,7 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(try reply.messages().first?["r"] as? Int == 2)
         let pending = RecordingReply()
         engine.post(PageMessage.call("math", "slow", id: 4, frame: "sub"), to: "hybridReply", reply: pending)
-        await bridge.close()
+        bridge.close()
         let failure = try pending.messages().first?["e"] as? [String: Any]
         #expect(failure?["code"] as? String == "closed")
         #expect(engine.handlers.isEmpty)
@@ -247,7 +247,7 @@ struct Gate: PageContextKey { typealias Value = String }
         engine.post(PageMessage.hello())
         await settle()
         #expect(try engine.deliveredMessages().isEmpty)
-        await bridge.markReady()
+        bridge.markReady()
         #expect(await waitUntil { !((try? engine.deliveredMessages()) ?? []).isEmpty })
         #expect(try engine.deliveredMessages().first?["k"] as? String == "ready")
     }
@@ -341,7 +341,7 @@ struct Gate: PageContextKey { typealias Value = String }
     /// in subframes; and only holders of the delivery key (native) can feed the runtime.
     @Test func batchesReachTheMainFrameAsAuthenticatedJSONText() async throws {
         let bridge = try makeBridge()
-        try await bridge.emit("data", ["__proto__": ["polluted": true]])
+        try bridge.emit("data", ["__proto__": ["polluted": true]])
         #expect(await waitUntil { !engine.evaluations.isEmpty })
         let script = try #require(engine.evaluations.last)
         #expect(script.hasPrefix("__hybridReceive([\""))
@@ -354,11 +354,11 @@ struct Gate: PageContextKey { typealias Value = String }
 
     @Test func largeBatchesAreAPageFunctionsArgumentsSmallOnesAnEvaluation() async throws {
         let bridge = try makeBridge { $0.functionCallThreshold = 4096 }
-        try await bridge.emit("small", "x")
+        try bridge.emit("small", "x")
         #expect(await waitUntil { engine.evaluations.count == 1 })
         #expect(engine.functionCalls.isEmpty)
         let large = String(repeating: "\"</script>\u{2028}", count: 1000)
-        try await bridge.emit("large", large)
+        try bridge.emit("large", large)
         #expect(await waitUntil { engine.functionCalls.count == 1 })
         #expect(engine.evaluations.count == 1, "the large batch is not evaluated as well")
         let call = try #require(engine.functionCalls.first)
@@ -382,9 +382,9 @@ struct Gate: PageContextKey { typealias Value = String }
         #expect(decoded == [text])
     }
 
-    /// The bridge's counters, read on its executor (the main actor here) without yielding to it.
+    /// The bridge's counters, read on its executor (the engine's actor here) without yielding to it.
     private func stats(_ bridge: BridgeEngine) -> BridgeStatistics {
-        bridge.assumeIsolated { $0.stats }
+        bridge.stats
     }
 
     /// A post of 50,000 calls is not handled in one go, which would hold the engine's loop (shared by every
@@ -444,7 +444,7 @@ struct Gate: PageContextKey { typealias Value = String }
         engine.post(PageMessage.call("math", "add", id: 6, args: #"{"x":1,"y":2}"#))
         #expect(try await waitUntil { try result(id: 6) != nil })
         #expect(try result(id: 6)?["r"] as? Int == 3)
-        await bridge.pageDidNavigate()
+        bridge.pageDidNavigate()
         #expect(try await waitUntil { bridge.argumentBudget.inUse == 0 }, "cancelled calls gave their bytes back")
     }
 

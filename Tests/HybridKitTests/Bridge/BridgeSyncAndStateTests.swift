@@ -7,7 +7,7 @@ import Testing
 
 /// Synchronous calls and published state against the fake engine: what reaches native, from whom, and what a
 /// hostile page can make of the prompt channel.
-@MainActor
+@EngineActor
 @Suite struct BridgeSyncAndStateTests {
     let engine = FakeEngine()
 
@@ -107,7 +107,7 @@ import Testing
         let key = try syncKey()
         func code(_ text: String, frame: FrameInfo?) async throws -> String? {
             let answers = DialogAnswers()
-            _ = await bridge.answerSynchronousCall(prompt("H1sync \(key)\n\(text)", frame: frame), reply: answers)
+            _ = bridge.answerSynchronousCall(prompt("H1sync \(key)\n\(text)", frame: frame), reply: answers)
             return try answers.code()
         }
         // A frame of another origin claiming the app's origin and the main frame is still the other origin.
@@ -134,7 +134,7 @@ import Testing
         // Past the limit: timeout, and nothing is left pending.
         #expect(try await code(call("device", "slow"), frame: Self.app) == nil)
         let slow = DialogAnswers()
-        _ = await bridge.answerSynchronousCall(
+        _ = bridge.answerSynchronousCall(
             prompt("H1sync \(key)\n\(call("device", "slow"))", frame: Self.app), reply: slow)
         #expect(try await waitUntil(timeout: .seconds(5)) { try slow.code() == "timeout" })
     }
@@ -143,10 +143,10 @@ import Testing
         let bridge = try makeBridge()
         let key = try syncKey()
         let answers = DialogAnswers()
-        _ = await bridge.answerSynchronousCall(
+        _ = bridge.answerSynchronousCall(
             prompt("H1sync \(key)\n\(call("device", "slow"))", frame: Self.app), reply: answers)
         #expect(answers.answers.withLock { $0.isEmpty })
-        await bridge.pageDidNavigate()
+        bridge.pageDidNavigate()
         #expect(try answers.code() == "navigated")
         await settle()
         #expect(answers.answers.withLock { $0.count } == 1)
@@ -154,11 +154,11 @@ import Testing
 
     @Test func publishedStateCarriesEachModulesAccessToNewDocuments() async throws {
         let bridge = try makeBridge()
-        try await bridge.publishState("device", ["model": "HK-1"], module: "device")
-        try await bridge.publishState("user", ["id": 7], module: "account")
-        try await bridge.publishState("judged", 1, module: "judged")
+        try bridge.publishState("device", ["model": "HK-1"], module: "device")
+        try bridge.publishState("user", ["id": 7], module: "account")
+        try bridge.publishState("judged", 1, module: "judged")
         // Equal again: nothing changes.
-        try await bridge.publishState("device", ["model": "HK-1"], module: "device")
+        try bridge.publishState("device", ["model": "HK-1"], module: "device")
         #expect(engine.userScripts.count == 2)
         let state = try #require(engine.userScripts.last?.source)
         #expect(state.contains(#"\"n\":\"device\""#) && state.contains(#"\"n\":\"user\""#))
@@ -186,9 +186,9 @@ import Testing
         #expect(try readyState(Self.evil, origin: "https://evil.example", main: false).map { $0.keys.sorted() } == [])
         #expect(try readyState(Self.sandboxed, origin: "null", main: false).map { $0.keys.sorted() } == [])
 
-        await bridge.removeState("device")
-        await bridge.removeState("user")
-        await bridge.removeState("judged")
+        bridge.removeState("device")
+        bridge.removeState("user")
+        bridge.removeState("judged")
         #expect(engine.userScripts.count == 1)
         #expect(await bridge.stateNames.isEmpty)
     }
@@ -196,7 +196,7 @@ import Testing
     @Test func accessOverridesNarrowWhatTheDocumentStartSnapshotAllows() async throws {
         let bridge = try makeBridge()
         bridge.modules.setAccessOverrides(["open": AccessOverride(origins: ["https://a.example"])])
-        try await bridge.publishState("ping", "pong", module: "open")
+        try bridge.publishState("ping", "pong", module: "open")
         let state = try #require(engine.userScripts.last?.source)
         #expect(state.contains(#"\"o\":[\"https://a.example\"]"#))
     }
@@ -205,7 +205,7 @@ import Testing
     /// replaced): new documents start with a copy of the state that follows the new access, not the old one.
     @Test func accessChangedAfterPublishingRebuildsTheDocumentStartSnapshot() async throws {
         let bridge = try makeBridge()
-        try await bridge.publishState("ping", "pong", module: "open")
+        try bridge.publishState("ping", "pong", module: "open")
         let before = try #require(engine.userScripts.last?.source)
         #expect(!before.contains("https://a.example"))
         bridge.modules.setAccessOverrides(["open": AccessOverride(origins: ["https://a.example"])])
@@ -236,7 +236,7 @@ import Testing
         }
         func open(_ count: Int) async throws -> Bool {
             for _ in 0..<500 {
-                if await bridge.openStreamCount == count { return true }
+                if bridge.openStreamCount == count { return true }
                 try await Task.sleep(for: .milliseconds(10))
             }
             return false

@@ -4,7 +4,7 @@ import HybridKitTesting
 import Testing
 
 /// `evaluateJavaScript(_:as:)`: the engine's JSON text decoded into the type asked for.
-@MainActor struct TypedEvaluationTests {
+@EngineActor struct TypedEvaluationTests {
     struct Cart: Decodable, Equatable {
         var items: Int
         var owner: String

@@ -6,7 +6,7 @@ import Testing
 
 /// What a container adds when the host lists no request hooks or `document.cookie` for the custom scheme its
 /// page is served from, and what it refuses when the host turns them off.
-@MainActor struct ContainerDefaultsTests {
+@EngineActor struct ContainerDefaultsTests {
     /// Serves `scheme` with a handler that records what reaches it.
     final class RecordingHandler: SchemeHandler {
         let started = Mutex<[EngineRequest]>([])
@@ -109,7 +109,7 @@ import Testing
 }
 
 /// A container on an engine that cannot identify frames is refused unless the host allows it.
-@MainActor struct UnverifiedFramesTests {
+@EngineActor struct UnverifiedFramesTests {
     @Test func anEngineThatCannotIdentifyFramesIsRefusedWithAdvice() throws {
         let made = ContainerWiringTests.WeakEngines()
         let factory = ContainerWiringTests.FakeFactory(made: made, verifiesFrames: false)

@@ -4,19 +4,16 @@ import HybridKitTesting
 import Testing
 
 /// The container's wiring and teardown, against the fake engine.
-@Suite(.serialized) @MainActor struct ContainerWiringTests {
+@Suite(.serialized) @EngineActor struct ContainerWiringTests {
     struct FakeFactory: WebEngineFactory {
-        var executor: UnownedSerialExecutor { MainActor.sharedUnownedExecutor }
         let made: WeakEngines
         /// Like a real engine with its frame stamps; false stands for WebKitGTK without its web-process extension.
         var verifiesFrames = true
-        func makeEngine() throws(EngineError) -> any WebEngine {
-            MainActor.assumeIsolated {
-                let engine = FakeEngine()
-                engine.verifiesFrames = verifiesFrames
-                made.engines.append(Weak(engine))
-                return engine
-            }
+        @EngineActor func makeEngine() throws(EngineError) -> any WebEngine {
+            let engine = FakeEngine()
+            engine.verifiesFrames = verifiesFrames
+            made.engines.append(Weak(engine))
+            return engine
         }
     }
 

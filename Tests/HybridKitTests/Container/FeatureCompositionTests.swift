@@ -60,7 +60,7 @@ enum OtherKey: PageServiceKey { typealias Value = Int }
 
 /// Features declare what they provide and need; the container derives the order, so listing order does not
 /// matter, and a host's feature uses built-in services as built-in features do.
-@Suite(.serialized) @MainActor struct FeatureCompositionTests {
+@Suite(.serialized) @EngineActor struct FeatureCompositionTests {
     func container(_ features: [any PageFeature]) throws -> (HybridContainer, FakeEngine) {
         let made = ContainerWiringTests.WeakEngines()
         let container = try HybridContainer(

@@ -5,7 +5,7 @@ import Testing
 
 /// A site declared once: what it derives (route, page origin, load URLs), and each mistake as an error at the line
 /// that made it.
-@MainActor struct SiteTests {
+@EngineActor struct SiteTests {
     /// A store with nothing installed: what a site serves does not matter to these tests.
     static let empty = Result {
         try PackageStore(root: URL.temporaryDirectory.appending(path: "site-tests-empty-\(UUID())"))

@@ -4,7 +4,7 @@ import HybridKitTesting
 import HybridCookies
 import Testing
 
-@Suite struct EngineCookieSyncTests {
+@Suite @EngineActor struct EngineCookieSyncTests {
     let url: URL
 
     init() throws {

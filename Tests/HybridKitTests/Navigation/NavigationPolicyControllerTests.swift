@@ -3,7 +3,7 @@ import HybridKit
 import HybridKitTesting
 import Testing
 
-/// Records what the policy hands the host. Used on the main actor (the fake engine's executor).
+/// Records what the policy hands the host. Used on the engine's actor (the fake engine's executor).
 final class RecordingPolicyHost: NavigationPolicyHost, @unchecked Sendable {
     var external: [ExternalLink] = []
     var newContainers: [NewWindowRequest] = []
@@ -20,7 +20,7 @@ final class RecordingPolicyHost: NavigationPolicyHost, @unchecked Sendable {
     func didFailSubresourceLoad(_ failure: SubresourceLoadFailure) { failures.append(failure) }
     func didBlockNavigation(to url: URL, reason: String) { blocked.append(url) }
     func runScriptDialog(_ dialog: ScriptDialog) async -> ScriptDialogAnswer? {
-        await MainActor.run { dialogs.append(dialog) }
+        await EngineActor.run { dialogs.append(dialog) }
         guard let answer = dialogAnswer else {
             try? await Task.sleep(for: .seconds(30))
             return nil
@@ -32,7 +32,7 @@ final class RecordingPolicyHost: NavigationPolicyHost, @unchecked Sendable {
 final class RecordingDialogReply: ScriptDialogReply, @unchecked Sendable {
     var answers: [ScriptDialogAnswer] = []
     func answer(_ answer: ScriptDialogAnswer) {
-        MainActor.assumeIsolated { answers.append(answer) }
+        EngineActor.assumeIsolated { answers.append(answer) }
     }
 }
 
@@ -48,7 +48,7 @@ final class RecordingNext: NavigationDelegate, @unchecked Sendable {
     func didFinishNavigation(to url: URL?) { finished += 1 }
 }
 
-@MainActor struct NavigationPolicyControllerTests {
+@EngineActor struct NavigationPolicyControllerTests {
     func action(_ text: String, newWindow: Bool = false, gesture: Bool = true) throws -> NavigationAction {
         NavigationAction(
             request: EngineRequest(url: try #require(URL(string: text))), kind: .linkActivated,

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HybridKit
 
-@MainActor
+@EngineActor
 struct NavigationPolicyMetricsTests {
     @Test func decisionsAreCountedByOutcome() throws {
         // One summary for the whole test process, shared with tests that run alongside: compare deltas.

@@ -8,7 +8,7 @@ import Testing
 
 /// Network pages against the fake engine and a network the test answers by hand: what is shown from the native
 /// fetch, and every road that leads to a plain load instead.
-@Suite(.serialized) @MainActor struct NetworkPageTests {
+@Suite(.serialized) @EngineActor struct NetworkPageTests {
     /// A network the test answers by hand, one fetch (hop) at a time.
     final class ScriptedNetwork: NetworkFetching, NetworkFetchCancelling {
         let fetches = Mutex<[(request: EngineRequest, events: @Sendable (NetworkFetchEvent) -> Void)]>([])
@@ -52,7 +52,7 @@ import Testing
         }
     }
 
-    @MainActor struct Rig {
+    @EngineActor struct Rig {
         let jar = CookieJar()
         let networks = Networks()
         let engine = FakeEngine()

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// A main document answered with a 3xx moves the view to the final URL; sub-resources follow redirects natively.
-@Suite struct MainDocumentRedirectTests {
+@Suite @EngineActor struct MainDocumentRedirectTests {
     let fixture: OfflineFixture
     let navigations = RecordedNavigations()
     static let base = "hybrid://shop.example.com/app/"

@@ -4,7 +4,7 @@ import Testing
 
 /// The package handler reports each answer to swift-metrics. Other suites in the process count too, so each
 /// outcome is checked to have grown by at least what this test caused.
-@Suite struct PackageRequestMetricsTests {
+@Suite @EngineActor struct PackageRequestMetricsTests {
     @Test func eachOutcomeIsCounted() async throws {
         let metrics = MetricsSummary.installed()
         let fixture = try OfflineFixture()

@@ -5,7 +5,7 @@ import Synchronization
 import HybridTestSupport
 import Testing
 
-@Suite struct PackageSchemeHandlerTests {
+@Suite @EngineActor struct PackageSchemeHandlerTests {
     let fixture: OfflineFixture
     static let base = "hybrid://shop.example.com/app/"
 
@@ -197,11 +197,11 @@ import Testing
 
 /// Bodies handed to a hop, run when the test says so (as if the engine's loop were busy).
 final class PendingHops: Sendable {
-    private let bodies = Mutex<[@Sendable () -> Void]>([])
+    private let bodies = Mutex<[@EngineActor @Sendable () -> Void]>([])
 
-    func add(_ body: @escaping @Sendable () -> Void) { bodies.withLock { $0.append(body) } }
+    func add(_ body: @escaping @EngineActor @Sendable () -> Void) { bodies.withLock { $0.append(body) } }
 
-    func runNext() async throws {
+    @EngineActor func runNext() async throws {
         for _ in 0..<500 {
             if let body = bodies.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
                 body()
@@ -212,7 +212,7 @@ final class PendingHops: Sendable {
         Issue.record("no hop arrived")
     }
 
-    func runAll(reversed: Bool = false) {
+    @EngineActor func runAll(reversed: Bool = false) {
         while let body = bodies.withLock({ $0.isEmpty ? nil : reversed ? $0.removeLast() : $0.removeFirst() }) {
             body()
         }

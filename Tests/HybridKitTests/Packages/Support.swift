@@ -98,12 +98,12 @@ final class OfflineFixture {
     ) throws -> PackageSchemeHandler {
         let route = try OfflineRoute(prefixes: [Self.serves, "http://api.example.com/"])
         return PackageSchemeHandler(
-            store: store, route: route, hop: { $0() }, navigate: navigate, spaFallback: spaFallback,
+            store: store, route: route, hop: EngineExecutorHop.immediate, navigate: navigate, spaFallback: spaFallback,
             network: network, chunkSize: chunkSize)
     }
 
     /// Starts `url` (a `hybrid:` URL) on a new handler and waits for the task to end.
-    func run(
+    @EngineActor func run(
         _ url: String, method: String = "GET", headers: [(name: String, value: String)] = [],
         handler: PackageSchemeHandler? = nil
     ) async throws -> RecordingTask {

@@ -122,7 +122,7 @@ import FoundationNetworking
 
     /// A site's containers fetch what the package lacks on the site's session; closing one page ends its own
     /// fetches, not the next page's.
-    @MainActor @Test func aSitesPagesShareOneConnection() async throws {
+    @EngineActor @Test func aSitesPagesShareOneConnection() async throws {
         let server = try KeepAliveHTTPServer(body: "{\"ok\":true}")
         defer { server.stop() }
         let site = try HybridSite(
@@ -145,7 +145,7 @@ import FoundationNetworking
 
     /// A host's own `PackageServing`, listed in one configuration for several containers, gives their pages one
     /// session too; a copy sent to another development server gets a session of its own, never the old server.
-    @MainActor @Test func aPackageServingsPagesShareOneConnection() async throws {
+    @EngineActor @Test func aPackageServingsPagesShareOneConnection() async throws {
         let (first, second) = (try KeepAliveHTTPServer(body: "first"), try KeepAliveHTTPServer(body: "second"))
         defer {
             first.stop()

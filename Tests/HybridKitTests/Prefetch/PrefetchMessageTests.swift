@@ -8,13 +8,13 @@ import Testing
 
 /// Network pages' prefetch handler without a real engine: who gets an answer (the engine's frame decides, never
 /// the message), what a hostile message gets (a typed refusal and nothing else), and the answer itself.
-@MainActor struct PrefetchMessageTests {
+@EngineActor struct PrefetchMessageTests {
     nonisolated static let origin = "https://news.example"
     nonisolated static let page = PrefetchAnsweringTests.url("https://news.example/article?id=7")
     nonisolated static let feed = "https://news.example/api/feed?id=7"
 
     /// A network-origin prefetcher whose prefetch the test answers by hand, its handler on a fake engine.
-    @MainActor struct Rig {
+    @EngineActor struct Rig {
         let jar: CookieJar
         let engine: FakeEngine
         let holder: PrefetchAnsweringTests.ScriptedHolder

@@ -4,7 +4,7 @@ import HybridKitTesting
 import Testing
 
 /// The recovery policy applied to an engine, with the fake engine: which load comes back, and when.
-@MainActor struct PageRecoveryTests {
+@EngineActor struct PageRecoveryTests {
     final class Events: PageRecoveryDelegate, @unchecked Sendable {
         var recovered: [RecoveryReport] = []
         var gaveUp: [Int] = []
@@ -19,16 +19,16 @@ import Testing
     func make(_ engine: FakeEngine, visible: Bool = true, policy: RecoveryPolicy? = nil) -> (PageRecovery, Events) {
         let recovery = PageRecovery(engine: engine, policy: policy ?? fast, isVisible: visible)
         let events = Events()
-        recovery.assumeIsolated { $0.setDelegate(events) }
+        recovery.setDelegate(events)
         return (recovery, events)
     }
 
     @Test func httpPageReloadsAndFilePageLoadsItsFileAgain() async throws {
         let engine = FakeEngine()
         let (recovery, events) = make(engine)
-        await recovery.webProcessDidTerminate(reason: .crashed)
+        recovery.webProcessDidTerminate(reason: .crashed)
         #expect(await waitUntil { engine.loadLog == ["reload"] })
-        await recovery.loadFinished()
+        recovery.loadFinished()
         #expect(
             events.recovered == [
                 RecoveryReport(reason: "crashed", attempt: 1, url: "https://app.example", deferred: false)
@@ -38,7 +38,7 @@ import Testing
         engine.currentURL = file
         await recovery.hostWillLoad(.file(file, readAccess: URL(fileURLWithPath: "/srv")))
         engine.loadLog.removeAll()
-        await recovery.webProcessDidTerminate(reason: .exceededMemoryLimit)
+        recovery.webProcessDidTerminate(reason: .exceededMemoryLimit)
         #expect(await waitUntil { engine.loadLog == ["file \(file.absoluteString)"] })
     }
 
@@ -47,20 +47,20 @@ import Testing
         engine.currentURL = URL(string: "about:blank")
         let (recovery, _) = make(engine)
         await recovery.hostWillLoad(.html("<p>hi</p>", baseURL: nil))
-        await recovery.webProcessDidTerminate(reason: .crashed)
+        recovery.webProcessDidTerminate(reason: .crashed)
         #expect(await waitUntil { engine.loadLog == ["html nil"] })
     }
 
     @Test func hiddenPageIsReloadedOnlyWhenShown() async throws {
         let engine = FakeEngine()
         let (recovery, events) = make(engine, visible: false)
-        await recovery.webProcessDidTerminate(reason: .terminatedByAPI)
+        recovery.webProcessDidTerminate(reason: .terminatedByAPI)
         await settle()
         try await Task.sleep(for: .milliseconds(50))
         #expect(engine.loadLog.isEmpty)
-        await recovery.setVisible(true)
+        recovery.setVisible(true)
         #expect(await waitUntil { engine.loadLog == ["reload"] })
-        await recovery.loadFinished()
+        recovery.loadFinished()
         #expect(events.recovered.map(\.deferred) == [true])
     }
 
@@ -68,17 +68,17 @@ import Testing
         let engine = FakeEngine()
         let (recovery, events) = make(engine)
         for round in 1...3 {
-            await recovery.webProcessDidTerminate(reason: .crashed)
+            recovery.webProcessDidTerminate(reason: .crashed)
             #expect(await waitUntil { engine.loadLog.count == round })
         }
-        await recovery.webProcessDidTerminate(reason: .crashed)
+        recovery.webProcessDidTerminate(reason: .crashed)
         #expect(await waitUntil { events.gaveUp == [3] })
         try await Task.sleep(for: .milliseconds(50))
         #expect(engine.loadLog.count == 3, "no reload after giving up")
         #expect(events.recovered.isEmpty)
         // A host load revives it.
-        await recovery.hostWillLoad(.request(EngineRequest(url: URL(string: "https://app.example/b")!)))
-        await recovery.webProcessDidTerminate(reason: .crashed)
+        recovery.hostWillLoad(.request(EngineRequest(url: URL(string: "https://app.example/b")!)))
+        recovery.webProcessDidTerminate(reason: .crashed)
         #expect(await waitUntil { engine.loadLog.count == 4 })
     }
 
@@ -87,7 +87,7 @@ import Testing
         engine.currentTitle = "Shop"
         engine.evaluationResult = { _ in #""{\"t\":\"Shop\",\"c\":true}""# }
         let (recovery, events) = make(engine)
-        await recovery.loadFinished()
+        recovery.loadFinished()
         #expect(await recovery.checkForBlankPage() == nil)
         #expect(engine.loadLog.isEmpty)
 
@@ -95,7 +95,7 @@ import Testing
         #expect(await recovery.checkForBlankPage() != nil)
         #expect(await waitUntil { engine.loadLog == ["reload"] })
         engine.currentTitle = "Shop"
-        await recovery.loadFinished()
+        recovery.loadFinished()
         #expect(events.recovered.map(\.reason) == ["blank"])
 
         engine.evaluationResult = { _ throws(EngineError) in throw .javaScript("dead") }

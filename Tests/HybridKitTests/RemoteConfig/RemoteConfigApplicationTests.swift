@@ -6,7 +6,7 @@ import Testing
 
 /// A container applying a signed remote configuration, against the fake engine: replacement scripts (checked
 /// against their hashes), bridge permissions and hook switches, and their undoing by a newer configuration.
-@Suite(.serialized) @MainActor struct RemoteConfigApplicationTests {
+@Suite(.serialized) @EngineActor struct RemoteConfigApplicationTests {
     let keys = PackageKeyPair.generate()
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hybrid-rca-\(UUID().uuidString)")
 

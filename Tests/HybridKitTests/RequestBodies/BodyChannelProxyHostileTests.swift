@@ -8,14 +8,15 @@ import Testing
 /// A hostile server's answer on the body channel's proxy route and the scheme's proxy path, without a socket: what
 /// the page's hooks read as native code's word comes from native code only, and the head they rebuild the page's
 /// `Response` from is one its constructor takes.
-@Suite struct BodyChannelProxyHostileTests {
+@Suite @EngineActor struct BodyChannelProxyHostileTests {
     static let origin = BodyChannelProxyRoutesTests.origin
 
     static func open(_ proxy: ScriptedProxy) throws -> (
         BodyChannelProxy, [BodyChannelProxy.Event], InterceptingSchemeHandler
     ) {
         let view = InterceptingSchemeHandler(
-            wrapping: InnerHandler(), proxy: proxy, hop: { $0() }, config: BodyChannelProxyRoutesTests.fullProxy)
+            wrapping: InnerHandler(), proxy: proxy, hop: EngineExecutorHop.immediate,
+            config: BodyChannelProxyRoutesTests.fullProxy)
         let routes = BodyChannelRoutes()
         routes.register(view)
         view.start(RecordingTask(EngineRequest(url: BodyChannelProxyRoutesTests.url("\(origin)/"), method: "GET")))

@@ -9,7 +9,7 @@ import Testing
 /// The body channel's proxy route without a socket: which heads open a proxy request, that each refusal comes before
 /// a byte is read and leaves nothing in the store, that the descriptor reaches the proxy exactly as the scheme's proxy
 /// path would hand it over, and that the answer is what the hooks rebuild the page's response from.
-@Suite struct BodyChannelProxyRoutesTests {
+@Suite @EngineActor struct BodyChannelProxyRoutesTests {
     static let origin = "hybrid://app.example"
     let routes = BodyChannelRoutes()
     let proxy: ScriptedProxy
@@ -26,7 +26,8 @@ import Testing
             .data(Data("moved".utf8)), .finished,
         ])
         page = InterceptingSchemeHandler(
-            wrapping: InnerHandler(), switches: switches, proxy: proxy, hop: { $0() }, config: Self.fullProxy)
+            wrapping: InnerHandler(), switches: switches, proxy: proxy, hop: EngineExecutorHop.immediate,
+            config: Self.fullProxy)
         routes.register(page)
         // The view loads one of its pages: its origin is one the channel takes proxy requests from.
         page.start(RecordingTask(EngineRequest(url: Self.url("\(Self.origin)/index.html"), method: "GET")))
@@ -84,7 +85,7 @@ import Testing
         #expect(routes.preflight(request(method: "OPTIONS")) == nil)
         switches.update { $0.proxyEnabled = true }
         // A view without a proxy answers no proxy preflight, whatever pages it served.
-        let noProxy = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: { $0() })
+        let noProxy = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: EngineExecutorHop.immediate)
         let other = BodyChannelRoutes()
         other.register(noProxy)
         noProxy.start(RecordingTask(EngineRequest(url: URL(string: "\(Self.origin)/")!, method: "GET")))
@@ -115,7 +116,7 @@ import Testing
         #expect(isProxyRefusal(refusal(request())))
         switches.update { $0.degradedPages = [] }
         // A view whose pages are body-by-id (the default strategy) takes no proxy request, even with a proxy.
-        let byID = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: proxy, hop: { $0() })
+        let byID = InterceptingSchemeHandler(wrapping: InnerHandler(), proxy: proxy, hop: EngineExecutorHop.immediate)
         let other = BodyChannelRoutes()
         other.register(byID)
         byID.start(RecordingTask(EngineRequest(url: Self.url("\(Self.origin)/index.html"), method: "GET")))
@@ -133,7 +134,7 @@ import Testing
 
     @Test func proxyHeadsAreRefusedBeforeAnyByteWithTypedErrors() throws {
         let other = InterceptingSchemeHandler(
-            wrapping: InnerHandler(), proxy: proxy, hop: { $0() }, config: Self.fullProxy)
+            wrapping: InnerHandler(), proxy: proxy, hop: EngineExecutorHop.immediate, config: Self.fullProxy)
         routes.register(other)
         #expect(refusal(request(method: "GET")) == .notFound(method: "GET", path: BodyChannelRoutes.proxyPath))
         #expect(refusal(request(path: "/proxy/x")) == .notFound(method: "POST", path: "/proxy/x"))
@@ -233,7 +234,7 @@ import Testing
     @Test func theBodyStreamsToTheProxyAsItLandsAndACancelDropsIt() async throws {
         let silent = ScriptedProxy([])
         let view = InterceptingSchemeHandler(
-            wrapping: InnerHandler(), proxy: silent, hop: { $0() }, config: Self.fullProxy)
+            wrapping: InnerHandler(), proxy: silent, hop: EngineExecutorHop.immediate, config: Self.fullProxy)
         let routes = BodyChannelRoutes()
         routes.register(view)
         view.start(RecordingTask(EngineRequest(url: URL(string: "\(Self.origin)/")!, method: "GET")))
@@ -289,7 +290,7 @@ import Testing
     @Test func aProxyFailureBeforeTheHeadIsAReadableRefusal() throws {
         let failing = ScriptedProxy([.failed(.hostNotAllowed("evil.example"))])
         let view = InterceptingSchemeHandler(
-            wrapping: InnerHandler(), proxy: failing, hop: { $0() }, config: Self.fullProxy)
+            wrapping: InnerHandler(), proxy: failing, hop: EngineExecutorHop.immediate, config: Self.fullProxy)
         let routes = BodyChannelRoutes()
         routes.register(view)
         view.start(RecordingTask(EngineRequest(url: URL(string: "\(Self.origin)/")!, method: "GET")))

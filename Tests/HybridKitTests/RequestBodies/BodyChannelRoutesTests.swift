@@ -1,5 +1,6 @@
 import Foundation
 import HybridKit
+import HybridKitTesting
 import Testing
 
 @testable import HybridKit
@@ -9,7 +10,7 @@ import Testing
 @Suite struct BodyChannelRoutesTests {
     let origin = "hybrid://app.example"
     let routes = BodyChannelRoutes()
-    let page = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: { $0() })
+    let page = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: EngineExecutorHop.immediate)
 
     init() { routes.register(page) }
 
@@ -49,7 +50,7 @@ import Testing
 
     @Test func headsAreRefusedBeforeAnyByteWithTypedErrors() throws {
         let id = try page.store.begin(size: 4, contentType: nil, owner: owner)
-        let other = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: { $0() })
+        let other = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: EngineExecutorHop.immediate)
         routes.register(other)
         #expect(refusal(request(id, method: "GET")) == .notFound(method: "GET", path: BodyChannelRoutes.path))
         #expect(refusal(request("../not-an-id")) == .store(.unknownBody))
@@ -100,7 +101,8 @@ import Testing
     }
 
     @Test func aClosedPageLeavesTheRoutes() throws {
-        var closing: InterceptingSchemeHandler? = InterceptingSchemeHandler(wrapping: InnerHandler(), hop: { $0() })
+        var closing: InterceptingSchemeHandler? = InterceptingSchemeHandler(
+            wrapping: InnerHandler(), hop: EngineExecutorHop.immediate)
         let key = try #require(closing?.bodyKey)
         routes.register(try #require(closing))
         #expect(routes.registeredCount == 2)

@@ -6,14 +6,14 @@ import Testing
 
 @testable import HybridKit
 
-@Suite struct InterceptingSchemeHandlerTests {
+@Suite @EngineActor struct InterceptingSchemeHandlerTests {
     let inner = InnerHandler()
 
     func handler(proxy: (any RequestProxying)? = nil, limits: BodyStoreLimits = BodyStoreLimits())
         -> InterceptingSchemeHandler
     {
         InterceptingSchemeHandler(
-            wrapping: inner, store: BodyStore(limits: limits), proxy: proxy, hop: { $0() },
+            wrapping: inner, store: BodyStore(limits: limits), proxy: proxy, hop: EngineExecutorHop.immediate,
             config: InterceptionConfig(defaultStrategy: .fullProxy))
     }
 
@@ -47,7 +47,9 @@ import Testing
         #expect(!handler.mayReadBody(of: try request("hybrid://a.test/api", [("X-Hybrid-Body-Key", wrongKey)])))
         #expect(!handler.mayReadBody(of: try request("hybrid://a.test/__hybrid__/body?size=1", [])))
         #expect(!handler.mayReadBody(of: try request("hybrid://a.test/api", [("X-Hybrid-Body", "id")])), "stored body")
-        #expect(InterceptingSchemeHandler(wrapping: inner, hop: { $0() }).bodyKey != key, "one key per handler")
+        #expect(
+            InterceptingSchemeHandler(wrapping: inner, hop: EngineExecutorHop.immediate).bodyKey != key,
+            "one key per handler")
 
         // A withheld body is refused without reaching the inner handler; a keyed one goes on without the key.
         var withheld = try request("hybrid://a.test/api", [])
@@ -90,7 +92,7 @@ import Testing
 
     @Test func theRedirectModeReachesTheInnerHandlerAndFollowedRedirectsReachThePage() throws {
         let inner = RedirectingInner()
-        let handler = InterceptingSchemeHandler(wrapping: inner, hop: { $0() })
+        let handler = InterceptingSchemeHandler(wrapping: inner, hop: EngineExecutorHop.immediate)
         let id = try upload(Data("x".utf8), to: handler)
         let task = try post("hybrid://a.test/api", headers: [("X-Hybrid-Body", id), ("X-Hybrid-Redirect", "manual")])
         handler.start(task)
@@ -225,7 +227,7 @@ import Testing
             #expect(task.head?.statusCode == 403, "\(String(describing: firstParty))")
             #expect((task.json?["error"] as? String)?.contains("firstParty") == true)
         }
-        let byID = InterceptingSchemeHandler(wrapping: inner, proxy: proxy, hop: { $0() })
+        let byID = InterceptingSchemeHandler(wrapping: inner, proxy: proxy, hop: EngineExecutorHop.immediate)
         let refused = try ask(byID, firstParty: "hybrid://a.test/page.html")
         #expect(refused.head?.statusCode == 403)
         #expect((refused.json?["error"] as? String)?.contains("not a full-proxy page") == true)

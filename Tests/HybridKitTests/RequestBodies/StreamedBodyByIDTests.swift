@@ -9,7 +9,7 @@ import Testing
 /// A tagged request whose body is still uploading: the handler claims the body, hands it as it arrives to an inner
 /// handler that reads ``EngineRequest/bodySource``, waits for the whole body for one that does not, and frees the
 /// body when the request ends early.
-@Suite struct StreamedBodyByIDTests {
+@Suite @EngineActor struct StreamedBodyByIDTests {
     /// An inner handler that sends bodies as they arrive; keeps its tasks unanswered until the test ends them.
     final class StreamingInner: SchemeHandler {
         private let seen = Mutex<[any SchemeTask]>([])
@@ -45,7 +45,7 @@ import Testing
 
     @Test func anInnerHandlerThatStreamsGetsTheRequestWhileTheBodyUploads() async throws {
         let inner = StreamingInner()
-        let handler = InterceptingSchemeHandler(wrapping: inner, hop: { $0() })
+        let handler = InterceptingSchemeHandler(wrapping: inner, hop: EngineExecutorHop.immediate)
         let id = try beginPartial(handler)
         let tagged = try request("/api", headers: [("X-Hybrid-Body", id)])
         handler.start(tagged)
@@ -63,7 +63,7 @@ import Testing
 
     @Test func anInnerHandlerThatReadsOnlyTheBodyGetsItWhole() async throws {
         let inner = InnerHandler()
-        let handler = InterceptingSchemeHandler(wrapping: inner, hop: { $0() })
+        let handler = InterceptingSchemeHandler(wrapping: inner, hop: EngineExecutorHop.immediate)
         let id = try beginPartial(handler)
         let tagged = try request("/api", headers: [("X-Hybrid-Body", id)])
         handler.start(tagged)
@@ -77,7 +77,7 @@ import Testing
 
     @Test(arguments: [false, true]) func stoppingARequestWhoseBodyIsUploadingFreesTheStore(_ streams: Bool) throws {
         let handler = InterceptingSchemeHandler(
-            wrapping: streams ? StreamingInner() : InnerHandler(), hop: { $0() })
+            wrapping: streams ? StreamingInner() : InnerHandler(), hop: EngineExecutorHop.immediate)
         let id = try beginPartial(handler)
         let tagged = try request("/api", headers: [("X-Hybrid-Body", id)])
         handler.start(tagged)
@@ -90,7 +90,7 @@ import Testing
 
     @Test func aBodyDiscardedMidUploadFailsTheWaitingRequest() async throws {
         let inner = InnerHandler()
-        let handler = InterceptingSchemeHandler(wrapping: inner, hop: { $0() })
+        let handler = InterceptingSchemeHandler(wrapping: inner, hop: EngineExecutorHop.immediate)
         let id = try beginPartial(handler)
         let tagged = try request("/api", headers: [("X-Hybrid-Body", id)])
         handler.start(tagged)

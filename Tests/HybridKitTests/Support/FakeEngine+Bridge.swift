@@ -76,13 +76,13 @@ enum PageMessage {
     }
 }
 
-/// Lets the main actor run queued work (the bridge flushes its batch in a later turn).
-@MainActor
+/// Lets the engine's actor run queued work (the bridge flushes its batch in a later turn).
+@EngineActor
 func settle(turns: Int = 20) async {
     for _ in 0..<turns { await Task.yield() }
 }
 
-@MainActor
+@EngineActor
 func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HybridKit
 
-@MainActor
+@EngineActor
 @Suite struct TelemetryTests {
     let engine = FakeEngine()
 

@@ -6,10 +6,10 @@ import Synchronization
 /// they are for), `POST <scheme>://bridge/u/<id>` takes the bytes of a binary call native admitted (once, from
 /// the origin that made it). Who may ask is the engine's `Origin` header, which a page cannot set; what is asked
 /// for is a 128-bit id only the runtime of the right frame was told. See the threat model in
-/// <doc:BridgeGuarantees>. Called on the engine's executor.
-final class BridgeBytesSchemeHandler: SchemeHandler {
+/// <doc:BridgeGuarantees>. Called on the engine's actor.
+nonisolated final class BridgeBytesSchemeHandler: SchemeHandler {
     /// The host of every URL on the scheme.
-    static let host = "bridge"
+    nonisolated static let host = "bridge"
 
     private let link: BridgeLink
     let redemptions: ByteRedemptions
@@ -61,22 +61,22 @@ final class BridgeBytesSchemeHandler: SchemeHandler {
         return expected.withLock { $0[id] } == origin
     }
 
-    func start(_ task: any SchemeTask) {
+    @EngineActor func start(_ task: any SchemeTask) {
         let request = task.request
         switch (request.method, Route(request.url)) {
         case ("GET", .download(let id)?): download(id, task)
         case ("POST", .upload(let id)?):
             guard let bridge = link.bridge else { return Self.refuse(task, 410, origin: nil, "the bridge is closed") }
-            bridge.assumeIsolated { $0.receiveUpload(id, task: task) }
+            bridge.receiveUpload(id, task: task)
         default:
             // Preflights too: the runtime's requests never need one, and no other caller gets CORS headers.
             Self.refuse(task, 404, origin: nil, "not a route of the bridge's bytes")
         }
     }
 
-    func stop(_ task: any SchemeTask) {}
+    @EngineActor func stop(_ task: any SchemeTask) {}
 
-    private func download(_ id: String, _ task: any SchemeTask) {
+    @EngineActor private func download(_ id: String, _ task: any SchemeTask) {
         let origin = task.request.header("Origin")
         switch redemptions.redeem(id, origin: origin) {
         case .success(let data):
@@ -97,7 +97,7 @@ final class BridgeBytesSchemeHandler: SchemeHandler {
 
     /// Answers with a typed error the runtime reads (`{"code":…,"message":…}`); `origin` gets CORS headers so its
     /// runtime can read why, and nothing else does.
-    static func refuse(_ task: any SchemeTask, _ status: Int, origin: String?, _ message: String) {
+    @EngineActor static func refuse(_ task: any SchemeTask, _ status: Int, origin: String?, _ message: String) {
         let code = status == 413 ? "bad_arguments" : "denied"
         let body = #"{"code":"\#(code)","message":\#(OutboundMessage.quote(message))}"#
         task.respond(status: status, headers: headers(origin: origin, type: "application/json"), body: Data(body.utf8))

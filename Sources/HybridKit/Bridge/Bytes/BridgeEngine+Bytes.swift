@@ -39,7 +39,7 @@ extension BridgeEngine {
             let expiry = Task { [weak self] in
                 try? await Task.sleep(for: limit)
                 guard !Task.isCancelled else { return }
-                await self?.uploadExpired(id, after: limit)
+                self?.uploadExpired(id, after: limit)
             }
             awaitingUploads[id] = AwaitingUpload(
                 key: key, target: target, inbound: inbound, sender: sender, started: requested.started, expiry: expiry)

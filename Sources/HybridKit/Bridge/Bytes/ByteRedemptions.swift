@@ -5,7 +5,7 @@ import Synchronization
 /// Bytes native sends a page, waiting for the page to fetch them from the bridge's scheme
 /// (``BridgeBytesSchemeHandler``): each under a random id, for one security origin, once, for a bounded time.
 ///
-/// Registered from whichever thread encodes a method's result (methods may run off the engine's executor), so the
+/// Registered from whichever thread encodes a method's result (methods may run off the engine's actor), so the
 /// state is behind a lock. Thread-safe.
 final class ByteRedemptions: Sendable {
     /// Why bytes could not be registered or redeemed. Unknown, spent, expired and another origin's ids all read the

@@ -6,10 +6,9 @@ import Metrics
 /// loaded, new-window requests go where the configuration says, dialogs go to the host with a timeout and
 /// defaults, downloads are recognised, failed sub-resources are logged and reported.
 ///
-/// Install it on the engine's executor as the navigation delegate (or ``HybridPage/delegate``) and, where the
+/// Install it on the engine's actor as the navigation delegate (or ``HybridPage/delegate``) and, where the
 /// engine has one, as the UI delegate (``install(on:)``). Events it does not decide pass on to ``next``.
-public final class NavigationPolicyController: NavigationDelegate, EngineUIDelegate, @unchecked Sendable {
-    // Used on the engine's executor only (the port's contract), which serialises access.
+public final class NavigationPolicyController: NavigationDelegate, EngineUIDelegate {
     public let configuration: NavigationPolicyConfiguration
     public weak var host: (any NavigationPolicyHost)?
     /// Receives what the policy does not decide (load events, and actions the policy lets through).
@@ -29,7 +28,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
         self.engine = engine
         self.configuration = configuration
         self.host = host
-        hop = EngineExecutorHop(executor: engine.executor)
+        hop = EngineExecutorHop()
     }
 
     /// Makes this controller the engine's UI delegate (dialogs, downloads, failed sub-resources).
@@ -85,7 +84,7 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
             let engine = self.engine
             let logger = self.logger
             Task { [hop] in
-                await hop.run {
+                hop.run {
                     do {
                         try engine?.load(EngineRequest(url: request.url))
                     } catch {
@@ -149,12 +148,12 @@ public final class NavigationPolicyController: NavigationDelegate, EngineUIDeleg
             do { try await Task.sleep(for: timeout) } catch { return }
             logger.notice("script dialog timed out; answering with the default", metadata: ["timeout": "\(timeout)"])
             NavigationPolicyController.count("dialog_timeout")
-            await hop.run { reply.answer(fallback) }
+            hop.run { reply.answer(fallback) }
         }
         Task { [hop] in
             let answer = await host.runScriptDialog(dialog)
             timer.cancel()
-            await hop.run { reply.answer(Self.fitting(answer, to: dialog) ?? fallback) }
+            hop.run { reply.answer(Self.fitting(answer, to: dialog) ?? fallback) }
         }
     }
 

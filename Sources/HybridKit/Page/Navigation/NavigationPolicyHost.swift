@@ -1,7 +1,8 @@
 import Foundation
 
-/// The host app's side of the navigation policy. Synchronous methods are called on the engine's executor;
+/// The host app's side of the navigation policy. Synchronous methods are called on the engine's actor;
 /// every method has a default, so a host implements only what it handles.
+@EngineActor
 public protocol NavigationPolicyHost: AnyObject, Sendable {
     /// Open `link` with the system (dialer, mail, store, another app, the browser). The page is not navigated.
     func openExternally(_ link: ExternalLink)

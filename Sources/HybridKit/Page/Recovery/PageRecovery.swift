@@ -6,10 +6,9 @@ import Metrics
 /// (`loadFile` for file pages, `reload` otherwise, the host's HTML again for HTML pages), waits while hidden,
 /// probes for blank pages, and tells its delegate when a page came back.
 ///
-/// Runs on the engine's executor. Feed it the engine's navigation events (the container does).
-public actor PageRecovery {
-    private nonisolated let executor: UnownedSerialExecutor
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor }
+/// Runs on the engine's actor. Feed it the engine's navigation events (the container does).
+@EngineActor
+public final class PageRecovery {
 
     private weak var engine: (any WebEngine)?
     public weak var delegate: (any PageRecoveryDelegate)?
@@ -24,7 +23,6 @@ public actor PageRecovery {
     public private(set) var recoveries = 0
 
     public init(engine: any WebEngine, policy: RecoveryPolicy = RecoveryPolicy(), isVisible: Bool = true) {
-        self.executor = engine.executor
         self.engine = engine
         self.machine = RecoveryMachine(policy: policy, isVisible: isVisible)
     }
@@ -114,7 +112,7 @@ public actor PageRecovery {
             // Always a later turn: reloading from inside the engine's termination signal is asking for trouble.
             Task { [weak self] in
                 if delay > .zero { try? await Task.sleep(for: delay) }
-                await self?.attempt(attempt)
+                self?.attempt(attempt)
             }
         case .giveUp(let attempts, let trigger):
             logger.warning("white-screen recovery gave up", metadata: ["attempts": "\(attempts)"])

@@ -18,7 +18,8 @@ public struct RecoveryReport: Sendable, Equatable, Encodable {
     }
 }
 
-/// What a ``PageRecovery`` tells its owner. Called on the engine's executor.
+/// What a ``PageRecovery`` tells its owner. Called on the engine's actor.
+@EngineActor
 public protocol PageRecoveryDelegate: AnyObject, Sendable {
     /// The page died or was found blank; the reload that recovers it comes in a later turn.
     func pageDied(_ trigger: RecoveryTrigger)
