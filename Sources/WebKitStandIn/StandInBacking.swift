@@ -44,7 +44,7 @@ final class StandInBacking {
         }
     }
 
-    /// Runs `body` with the engine on its executor, after every call posted before it.
+    /// Runs `body` with the engine, after every call posted before it.
     func perform(
         _ body: @escaping @EngineActor @Sendable (any WebEngine) -> Void,
         orElse: @escaping @EngineActor @Sendable () -> Void = {}

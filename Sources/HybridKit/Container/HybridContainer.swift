@@ -97,7 +97,7 @@ public final class HybridContainer {
         if let warm {
             handle = warm
         } else {
-            do { handle = try pool.makeColdHandle() } catch { throw ContainerError.engine(error) }
+            do { handle = try pool.makeHandle() } catch { throw ContainerError.engine(error) }
         }
         try self.init(configuration: configuration, handle: handle, pooled: warm != nil)
     }

@@ -82,12 +82,9 @@ public final class WebViewPool {
         return idle.removeFirst()
     }
 
-    /// A new view that belongs to the pool (given back and reset like a warm one), for when none is idle.
-    func makeColdHandle() throws(EngineError) -> EngineHandle {
-        try makeHandle()
-    }
-
-    private func makeHandle() throws(EngineError) -> EngineHandle {
+    /// A new view that belongs to the pool (given back and reset like a warm one): for prewarming, and for a
+    /// container when none is idle.
+    func makeHandle() throws(EngineError) -> EngineHandle {
         let engine = try factory.makeEngine()
         let handle = EngineHandle(engine: engine, hostScripts: configuration.hostUserScripts)
         for host in configuration.hostMessageHandlers {

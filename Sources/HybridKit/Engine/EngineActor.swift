@@ -34,7 +34,7 @@ public actor EngineActor {
     /// thread, as `MainActor.assumeIsolated` does for the main thread; traps anywhere else. For the C boundary
     /// (a GLib signal handler cannot carry an isolation) and code written against WebKit's `@MainActor` API.
     ///
-    /// The compiler does the entering: `Entry`'s conformance is `@preconcurrency`, so its witness thunk checks the
+    /// The compiler does the entering: `EngineEntry`'s conformance is `@preconcurrency`, so its witness thunk checks the
     /// engine thread (``EngineThread/checkIsolated()``) before running the isolated witness (SE-0423). No
     /// isolation is cast away by hand. (`Actor.assumeIsolated` on `EngineActor.shared` would also check, but the
     /// compiler does not treat its `isolated EngineActor` parameter as `@EngineActor`, so `body` could not be
